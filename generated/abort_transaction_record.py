@@ -15,23 +15,29 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class AbortTransactionRecord(GeneratedStruct):
     """Kafka's AbortTransactionRecord (metadata, apiKey 25), versions 0, flexible versions 0+."""
 
-    __slots__ = ("reason", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "reason": 'Optional human-readable explanation for the abort.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AbortTransactionRecord"
     API_KEY: int | None = 25
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Optional human-readable explanation for the abort.
     reason: str | None  # versions 0+, nullable, tag 0
+    """Optional human-readable explanation for the abort."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -39,6 +45,8 @@ class AbortTransactionRecord(GeneratedStruct):
         reason: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.reason = reason
         self.unknown_tagged_fields = unknown_tagged_fields
 

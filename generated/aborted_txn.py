@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,24 +26,33 @@ _pack_AbortedTxn_producer_id_to_last_stable_offset = struct.Struct(">qqqq").pack
 class AbortedTxn(GeneratedStruct):
     """Kafka's AbortedTxn (data), versions 0, flexible versions none."""
 
-    __slots__ = ("producer_id", "first_offset", "last_offset", "last_stable_offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "producer_id": 'Producer id of the transaction that was aborted; records of this producer in the range are skipped by read_committed consumers.',
+        "first_offset": 'Offset of the first record the aborted transaction wrote to this partition.',
+        "last_offset": 'Offset of the abort marker (control record) that closed the transaction.',
+        "last_stable_offset": 'Last stable offset of the partition at the time the abort marker was written.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AbortedTxn"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Producer id of the transaction that was aborted; records of this producer in the range are
-    # skipped by read_committed consumers.
     producer_id: int  # versions 0+
-    # Offset of the first record the aborted transaction wrote to this partition.
+    """Producer id of the transaction that was aborted; records of this producer in the range are
+    skipped by read_committed consumers."""
     first_offset: int  # versions 0+
-    # Offset of the abort marker (control record) that closed the transaction.
+    """Offset of the first record the aborted transaction wrote to this partition."""
     last_offset: int  # versions 0+
-    # Last stable offset of the partition at the time the abort marker was written.
+    """Offset of the abort marker (control record) that closed the transaction."""
     last_stable_offset: int  # versions 0+
+    """Last stable offset of the partition at the time the abort marker was written."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -54,6 +63,8 @@ class AbortedTxn(GeneratedStruct):
         last_stable_offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.producer_id = producer_id
         self.first_offset = first_offset
         self.last_offset = last_offset

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,35 +33,49 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class AccessControlEntryRecord(GeneratedStruct):
     """Kafka's AccessControlEntryRecord (metadata, apiKey 18), versions 0, flexible versions 0+."""
 
-    __slots__ = ("id", "resource_type", "resource_name", "pattern_type", "principal", "host", "operation", "permission_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "id": 'Uuid the controller gave this ACL binding; RemoveAccessControlEntryRecord names it to delete the binding.',
+        "resource_type": 'Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5 transactional id, 6 delegation token, 7 user).',
+        "resource_name": 'Name of the protected resource, or the prefix of names when PatternType is prefixed; "*" matches every resource of the type.',
+        "pattern_type": 'How ResourceName is matched, as a PatternType code (3 literal, 4 prefixed).',
+        "principal": 'Principal the binding applies to, written type:name (for example User:alice); User:* matches every user.',
+        "host": 'Client host the binding applies to; "*" means any host.',
+        "operation": 'Operation allowed or denied, as an AclOperation code (for example 2 all, 3 read, 4 write).',
+        "permission_type": '3 to allow the operation, 2 to deny it (AclPermissionType); a deny binding wins over an allow.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AccessControlEntryRecord"
     API_KEY: int | None = 18
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Uuid the controller gave this ACL binding; RemoveAccessControlEntryRecord names it to delete
-    # the binding.
     id: UUID  # versions 0+
-    # Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5
-    # transactional id, 6 delegation token, 7 user).
+    """Uuid the controller gave this ACL binding; RemoveAccessControlEntryRecord names it to
+    delete the binding."""
     resource_type: int  # versions 0+
-    # Name of the protected resource, or the prefix of names when PatternType is prefixed; "*"
-    # matches every resource of the type.
+    """Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5
+    transactional id, 6 delegation token, 7 user)."""
     resource_name: str  # versions 0+
-    # How ResourceName is matched, as a PatternType code (3 literal, 4 prefixed).
+    """Name of the protected resource, or the prefix of names when PatternType is prefixed; "*"
+    matches every resource of the type."""
     pattern_type: int  # versions 0+
-    # Principal the binding applies to, written type:name (for example User:alice); User:* matches
-    # every user.
+    """How ResourceName is matched, as a PatternType code (3 literal, 4 prefixed)."""
     principal: str  # versions 0+
-    # Client host the binding applies to; "*" means any host.
+    """Principal the binding applies to, written type:name (for example User:alice); User:*
+    matches every user."""
     host: str  # versions 0+
-    # Operation allowed or denied, as an AclOperation code (for example 2 all, 3 read, 4 write).
+    """Client host the binding applies to; "*" means any host."""
     operation: int  # versions 0+
-    # 3 to allow the operation, 2 to deny it (AclPermissionType); a deny binding wins over an allow.
+    """Operation allowed or denied, as an AclOperation code (for example 2 all, 3 read, 4 write)."""
     permission_type: int  # versions 0+
+    """3 to allow the operation, 2 to deny it (AclPermissionType); a deny binding wins over an
+    allow."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -76,6 +90,8 @@ class AccessControlEntryRecord(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.id = id
         self.resource_type = resource_type
         self.resource_name = resource_name
@@ -194,7 +210,7 @@ def _write_AccessControlEntryRecord_v0(record: AccessControlEntryRecord, out: by
         out += _pack_AccessControlEntryRecord_resource_type(record.resource_type)
         field = "resource_name"
         if record.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which AccessControlEntryRecord version 0 does not allow (never nullable)")
         resource_name_utf8 = record.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -205,7 +221,7 @@ def _write_AccessControlEntryRecord_v0(record: AccessControlEntryRecord, out: by
         out += _pack_AccessControlEntryRecord_pattern_type(record.pattern_type)
         field = "principal"
         if record.principal is None:
-            raise EncodeError("field principal is null but not nullable at this version")
+            raise EncodeError("field principal is null, which AccessControlEntryRecord version 0 does not allow (never nullable)")
         principal_utf8 = record.principal.encode()
         if len(principal_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_utf8) + 1)
@@ -214,7 +230,7 @@ def _write_AccessControlEntryRecord_v0(record: AccessControlEntryRecord, out: by
             _w.write_compact_string(out, record.principal)
         field = "host"
         if record.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which AccessControlEntryRecord version 0 does not allow (never nullable)")
         host_utf8 = record.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,24 +26,34 @@ _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch = struct.Struct(">qh").p
 class AddOffsetsToTxnRequest(GeneratedStruct):
     """Kafka's AddOffsetsToTxnRequest (request, apiKey 25), versions 0-4, flexible versions 3+."""
 
-    __slots__ = ("transactional_id", "producer_id", "producer_epoch", "group_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_id": "The producer's transactional.id, which names the transaction and picks its coordinator.",
+        "producer_id": 'Producer id the coordinator gave this transactional id (from InitProducerId).',
+        "producer_epoch": 'Epoch of the producer id; a stale epoch means a newer producer instance fenced this one.',
+        "group_id": 'Consumer group whose offsets the producer will commit inside the transaction (with TxnOffsetCommit).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddOffsetsToTxnRequest"
     API_KEY: int | None = 25
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # The producer's transactional.id, which names the transaction and picks its coordinator.
     transactional_id: str  # versions 0+
-    # Producer id the coordinator gave this transactional id (from InitProducerId).
+    """The producer's transactional.id, which names the transaction and picks its coordinator."""
     producer_id: int  # versions 0+
-    # Epoch of the producer id; a stale epoch means a newer producer instance fenced this one.
+    """Producer id the coordinator gave this transactional id (from InitProducerId)."""
     producer_epoch: int  # versions 0+
-    # Consumer group whose offsets the producer will commit inside the transaction (with
-    # TxnOffsetCommit).
+    """Epoch of the producer id; a stale epoch means a newer producer instance fenced this one."""
     group_id: str  # versions 0+
+    """Consumer group whose offsets the producer will commit inside the transaction (with
+    TxnOffsetCommit)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -54,6 +64,8 @@ class AddOffsetsToTxnRequest(GeneratedStruct):
         group_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
@@ -112,13 +124,13 @@ def _write_AddOffsetsToTxnRequest_v0_2(request: AddOffsetsToTxnRequest, out: byt
     try:
         field = "transactional_id"
         if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.transactional_id)
         field = "producer_id, producer_epoch"
         out += _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -182,7 +194,7 @@ def _write_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest, out: byt
     try:
         field = "transactional_id"
         if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)")
         transactional_id_utf8 = request.transactional_id.encode()
         if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(transactional_id_utf8) + 1)
@@ -193,7 +205,7 @@ def _write_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest, out: byt
         out += _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)

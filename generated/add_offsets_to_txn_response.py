@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,20 +26,27 @@ _pack_AddOffsetsToTxnResponse_throttle_time_ms_error_code = struct.Struct(">ih")
 class AddOffsetsToTxnResponse(GeneratedStruct):
     """Kafka's AddOffsetsToTxnResponse (response, apiKey 25), versions 0-4, flexible versions 3+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS while a previous commit is still being completed, or PRODUCER_FENCED.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddOffsetsToTxnResponse"
     API_KEY: int | None = 25
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS while a previous commit is still
-    # being completed, or PRODUCER_FENCED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
+    """Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS while a previous commit is
+    still being completed, or PRODUCER_FENCED."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +55,8 @@ class AddOffsetsToTxnResponse(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields

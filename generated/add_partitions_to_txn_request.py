@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,26 +30,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class AddPartitionsToTxnTopic(GeneratedStruct):
     """The AddPartitionsToTxnTopic structure of AddPartitionsToTxnRequest."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic whose partitions join the transaction.',
+        "partitions": "Indexes of this topic's partitions that join the transaction.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddPartitionsToTxnTopic"
     VALID_VERSIONS = (0, 5)
 
-    # Name of the topic whose partitions join the transaction.
     name: str  # versions 0+, map key
-    # Indexes of this topic's partitions that join the transaction.
+    """Name of the topic whose partitions join the transaction."""
     partitions: list[int]  # versions 0+
+    """Indexes of this topic's partitions that join the transaction."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -76,23 +83,31 @@ class AddPartitionsToTxnTransaction(GeneratedStruct):
     """Transactions a broker asks about, each with its own producer and partitions (v4+, broker to
     coordinator)."""
 
-    __slots__ = ("transactional_id", "producer_id", "producer_epoch", "verify_only", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_id": 'Transactional id of the producer whose transaction is meant.',
+        "producer_id": 'Producer id the transactional id currently holds.',
+        "producer_epoch": 'Producer epoch the sender saw; the coordinator rejects a stale one.',
+        "verify_only": 'When true, the coordinator only checks that the partitions are already part of the transaction and adds nothing (a leader verifying a transactional write).',
+        "topics": 'Partitions to add (or verify), grouped by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddPartitionsToTxnTransaction"
     VALID_VERSIONS = (4, 5)
 
-    # Transactional id of the producer whose transaction is meant.
     transactional_id: str  # versions 4+, map key
-    # Producer id the transactional id currently holds.
+    """Transactional id of the producer whose transaction is meant."""
     producer_id: int  # versions 4+
-    # Producer epoch the sender saw; the coordinator rejects a stale one.
+    """Producer id the transactional id currently holds."""
     producer_epoch: int  # versions 4+
-    # When true, the coordinator only checks that the partitions are already part of the transaction
-    # and adds nothing (a leader verifying a transactional write).
+    """Producer epoch the sender saw; the coordinator rejects a stale one."""
     verify_only: bool  # versions 4+
-    # Partitions to add (or verify), grouped by topic.
+    """When true, the coordinator only checks that the partitions are already part of the
+    transaction and adds nothing (a leader verifying a transactional write)."""
     topics: KeyedList[AddPartitionsToTxnTopic]  # versions 4+
+    """Partitions to add (or verify), grouped by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -101,14 +116,16 @@ class AddPartitionsToTxnTransaction(GeneratedStruct):
         producer_id: int = 0,
         producer_epoch: int = 0,
         verify_only: bool = False,
-        topics: list[AddPartitionsToTxnTopic] | None = None,
+        topics: list[AddPartitionsToTxnTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.verify_only = verify_only
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -140,42 +157,55 @@ class AddPartitionsToTxnTransaction(GeneratedStruct):
 class AddPartitionsToTxnRequest(GeneratedStruct):
     """Kafka's AddPartitionsToTxnRequest (request, apiKey 24), versions 0-5, flexible versions 3+."""
 
-    __slots__ = ("transactions", "v3_and_below_transactional_id", "v3_and_below_producer_id", "v3_and_below_producer_epoch", "v3_and_below_topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactions": 'Transactions a broker asks about, each with its own producer and partitions (v4+, broker to coordinator).',
+        "v3_and_below_transactional_id": 'Transactional id of the producer sending the request (v0-v3, producer to coordinator).',
+        "v3_and_below_producer_id": 'Producer id the transactional id currently holds (v0-v3).',
+        "v3_and_below_producer_epoch": 'Producer epoch of the sender (v0-v3); a stale epoch is fenced.',
+        "v3_and_below_topics": 'Partitions the producer is about to write to, grouped by topic (v0-v3).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddPartitionsToTxnRequest"
     API_KEY: int | None = 24
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Transactions a broker asks about, each with its own producer and partitions (v4+, broker to
-    # coordinator).
     transactions: KeyedList[AddPartitionsToTxnTransaction]  # versions 4+
-    # Transactional id of the producer sending the request (v0-v3, producer to coordinator).
+    """Transactions a broker asks about, each with its own producer and partitions (v4+, broker
+    to coordinator)."""
     v3_and_below_transactional_id: str  # versions 0-3
-    # Producer id the transactional id currently holds (v0-v3).
+    """Transactional id of the producer sending the request (v0-v3, producer to coordinator)."""
     v3_and_below_producer_id: int  # versions 0-3
-    # Producer epoch of the sender (v0-v3); a stale epoch is fenced.
+    """Producer id the transactional id currently holds (v0-v3)."""
     v3_and_below_producer_epoch: int  # versions 0-3
-    # Partitions the producer is about to write to, grouped by topic (v0-v3).
+    """Producer epoch of the sender (v0-v3); a stale epoch is fenced."""
     v3_and_below_topics: KeyedList[AddPartitionsToTxnTopic]  # versions 0-3
+    """Partitions the producer is about to write to, grouped by topic (v0-v3)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        transactions: list[AddPartitionsToTxnTransaction] | None = None,
+        transactions: list[AddPartitionsToTxnTransaction] = DEFAULT,
         v3_and_below_transactional_id: str = '',
         v3_and_below_producer_id: int = 0,
         v3_and_below_producer_epoch: int = 0,
-        v3_and_below_topics: list[AddPartitionsToTxnTopic] | None = None,
+        v3_and_below_topics: list[AddPartitionsToTxnTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.transactions = KeyedList() if transactions is None else transactions if type(transactions) is KeyedList else KeyedList(transactions)
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.transactions = KeyedList() if transactions is DEFAULT else transactions if type(transactions) is KeyedList or transactions is None else KeyedList(transactions)
         self.v3_and_below_transactional_id = v3_and_below_transactional_id
         self.v3_and_below_producer_id = v3_and_below_producer_id
         self.v3_and_below_producer_epoch = v3_and_below_producer_epoch
-        self.v3_and_below_topics = KeyedList() if v3_and_below_topics is None else v3_and_below_topics if type(v3_and_below_topics) is KeyedList else KeyedList(v3_and_below_topics)
+        self.v3_and_below_topics = KeyedList() if v3_and_below_topics is DEFAULT else v3_and_below_topics if type(v3_and_below_topics) is KeyedList or v3_and_below_topics is None else KeyedList(v3_and_below_topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -233,12 +263,12 @@ def _write_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic, out: byt
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -309,7 +339,7 @@ def _write_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic, out: byt
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -319,7 +349,7 @@ def _write_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic, out: byt
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -449,7 +479,7 @@ def _write_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTra
     try:
         field = "transactional_id"
         if transaction.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
         transactional_id_utf8 = transaction.transactional_id.encode()
         if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(transactional_id_utf8) + 1)
@@ -461,7 +491,7 @@ def _write_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTra
         field = "topics[]"
         topics_items = transaction.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -551,14 +581,14 @@ def _write_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest, ou
     try:
         field = "v3_and_below_transactional_id"
         if request.v3_and_below_transactional_id is None:
-            raise EncodeError("field v3_and_below_transactional_id is null but not nullable at this version")
+            raise EncodeError("field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.v3_and_below_transactional_id)
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         out += _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(request.v3_and_below_producer_id, request.v3_and_below_producer_epoch)
         field = "v3_and_below_topics[]"
         v3_and_below_topics_items = request.v3_and_below_topics
         if v3_and_below_topics_items is None:
-            raise EncodeError("field v3_and_below_topics is null but not nullable at this version")
+                raise EncodeError("field v3_and_below_topics is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(v3_and_below_topics_items), False)
             for v3_and_below_topics_item in v3_and_below_topics_items:
@@ -680,7 +710,7 @@ def _write_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest, out:
     try:
         field = "v3_and_below_transactional_id"
         if request.v3_and_below_transactional_id is None:
-            raise EncodeError("field v3_and_below_transactional_id is null but not nullable at this version")
+            raise EncodeError("field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
         v3_and_below_transactional_id_utf8 = request.v3_and_below_transactional_id.encode()
         if len(v3_and_below_transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(v3_and_below_transactional_id_utf8) + 1)
@@ -692,7 +722,7 @@ def _write_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest, out:
         field = "v3_and_below_topics[]"
         v3_and_below_topics_items = request.v3_and_below_topics
         if v3_and_below_topics_items is None:
-            raise EncodeError("field v3_and_below_topics is null but not nullable at this version")
+                raise EncodeError("field v3_and_below_topics is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
         elif len(v3_and_below_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(v3_and_below_topics_items) + 1)
             for v3_and_below_topics_item in v3_and_below_topics_items:
@@ -869,7 +899,7 @@ def _write_AddPartitionsToTxnRequest_v4_5(request: AddPartitionsToTxnRequest, ou
         field = "transactions[]"
         transactions_items = request.transactions
         if transactions_items is None:
-            raise EncodeError("field transactions is null but not nullable at this version")
+                raise EncodeError("field transactions is null, which AddPartitionsToTxnRequest versions 4-5 do not allow (never nullable)")
         elif len(transactions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(transactions_items) + 1)
             for transactions_item in transactions_items:

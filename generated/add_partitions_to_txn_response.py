@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,17 +32,22 @@ _pack_AddPartitionsToTxnResponse_throttle_time_ms_error_code = struct.Struct(">i
 class AddPartitionsToTxnPartitionResult(GeneratedStruct):
     """The AddPartitionsToTxnPartitionResult structure of AddPartitionsToTxnResponse."""
 
-    __slots__ = ("partition_index", "partition_error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within its topic.',
+        "partition_error_code": 'Outcome for this partition, 0 on success; for example CONCURRENT_TRANSACTIONS, or OPERATION_NOT_ATTEMPTED when another partition of the request failed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddPartitionsToTxnPartitionResult"
     VALID_VERSIONS = (0, 5)
 
-    # Index of the partition within its topic.
     partition_index: int  # versions 0+, map key
-    # Outcome for this partition, 0 on success; for example CONCURRENT_TRANSACTIONS, or
-    # OPERATION_NOT_ATTEMPTED when another partition of the request failed.
+    """Index of the partition within its topic."""
     partition_error_code: int  # versions 0+
+    """Outcome for this partition, 0 on success; for example CONCURRENT_TRANSACTIONS, or
+    OPERATION_NOT_ATTEMPTED when another partition of the request failed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +56,8 @@ class AddPartitionsToTxnPartitionResult(GeneratedStruct):
         partition_error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.partition_error_code = partition_error_code
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -78,26 +85,33 @@ class AddPartitionsToTxnPartitionResult(GeneratedStruct):
 class AddPartitionsToTxnTopicResult(GeneratedStruct):
     """The AddPartitionsToTxnTopicResult structure of AddPartitionsToTxnResponse."""
 
-    __slots__ = ("name", "results_by_partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic these partition results belong to.',
+        "results_by_partition": 'Outcome for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddPartitionsToTxnTopicResult"
     VALID_VERSIONS = (0, 5)
 
-    # Name of the topic these partition results belong to.
     name: str  # versions 0+, map key
-    # Outcome for each partition of the topic.
+    """Name of the topic these partition results belong to."""
     results_by_partition: KeyedList[AddPartitionsToTxnPartitionResult]  # versions 0+
+    """Outcome for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        results_by_partition: list[AddPartitionsToTxnPartitionResult] | None = None,
+        results_by_partition: list[AddPartitionsToTxnPartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.results_by_partition = KeyedList() if results_by_partition is None else results_by_partition if type(results_by_partition) is KeyedList else KeyedList(results_by_partition)
+        self.results_by_partition = KeyedList() if results_by_partition is DEFAULT else results_by_partition if type(results_by_partition) is KeyedList or results_by_partition is None else KeyedList(results_by_partition)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -123,26 +137,33 @@ class AddPartitionsToTxnTopicResult(GeneratedStruct):
 class AddPartitionsToTxnResult(GeneratedStruct):
     """Results for each transaction of a v4+ request."""
 
-    __slots__ = ("transactional_id", "topic_results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_id": 'Transactional id this result belongs to.',
+        "topic_results": "Results of that transaction's partitions, by topic.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddPartitionsToTxnResult"
     VALID_VERSIONS = (4, 5)
 
-    # Transactional id this result belongs to.
     transactional_id: str  # versions 4+, map key
-    # Results of that transaction's partitions, by topic.
+    """Transactional id this result belongs to."""
     topic_results: KeyedList[AddPartitionsToTxnTopicResult]  # versions 4+
+    """Results of that transaction's partitions, by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         transactional_id: str = '',
-        topic_results: list[AddPartitionsToTxnTopicResult] | None = None,
+        topic_results: list[AddPartitionsToTxnTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.transactional_id = transactional_id
-        self.topic_results = KeyedList() if topic_results is None else topic_results if type(topic_results) is KeyedList else KeyedList(topic_results)
+        self.topic_results = KeyedList() if topic_results is DEFAULT else topic_results if type(topic_results) is KeyedList or topic_results is None else KeyedList(topic_results)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -169,37 +190,49 @@ class AddPartitionsToTxnResponse(GeneratedStruct):
     """Kafka's AddPartitionsToTxnResponse (response, apiKey 24), versions 0-5, flexible versions
     3+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "results_by_transaction", "results_by_topic_v3_and_below", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error affecting the whole batch (v4+), 0 if none; per-partition problems are reported below.',
+        "results_by_transaction": 'Results for each transaction of a v4+ request.',
+        "results_by_topic_v3_and_below": 'Results of the single transaction of a v0-v3 request, by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddPartitionsToTxnResponse"
     API_KEY: int | None = 24
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error affecting the whole batch (v4+), 0 if none; per-partition problems are reported below.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 4+, ignorable
-    # Results for each transaction of a v4+ request.
+    """Error affecting the whole batch (v4+), 0 if none; per-partition problems are reported
+    below."""
     results_by_transaction: KeyedList[AddPartitionsToTxnResult]  # versions 4+
-    # Results of the single transaction of a v0-v3 request, by topic.
+    """Results for each transaction of a v4+ request."""
     results_by_topic_v3_and_below: KeyedList[AddPartitionsToTxnTopicResult]  # versions 0-3
+    """Results of the single transaction of a v0-v3 request, by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        results_by_transaction: list[AddPartitionsToTxnResult] | None = None,
-        results_by_topic_v3_and_below: list[AddPartitionsToTxnTopicResult] | None = None,
+        results_by_transaction: list[AddPartitionsToTxnResult] = DEFAULT,
+        results_by_topic_v3_and_below: list[AddPartitionsToTxnTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.results_by_transaction = KeyedList() if results_by_transaction is None else results_by_transaction if type(results_by_transaction) is KeyedList else KeyedList(results_by_transaction)
-        self.results_by_topic_v3_and_below = KeyedList() if results_by_topic_v3_and_below is None else results_by_topic_v3_and_below if type(results_by_topic_v3_and_below) is KeyedList else KeyedList(results_by_topic_v3_and_below)
+        self.results_by_transaction = KeyedList() if results_by_transaction is DEFAULT else results_by_transaction if type(results_by_transaction) is KeyedList or results_by_transaction is None else KeyedList(results_by_transaction)
+        self.results_by_topic_v3_and_below = KeyedList() if results_by_topic_v3_and_below is DEFAULT else results_by_topic_v3_and_below if type(results_by_topic_v3_and_below) is KeyedList or results_by_topic_v3_and_below is None else KeyedList(results_by_topic_v3_and_below)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -350,12 +383,12 @@ def _write_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicRes
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)")
         _w.write_string(out, result.name)
         field = "results_by_partition[]"
         results_by_partition_items = result.results_by_partition
         if results_by_partition_items is None:
-            raise EncodeError("field results_by_partition is null but not nullable at this version")
+                raise EncodeError("field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(results_by_partition_items), False)
             for results_by_partition_item in results_by_partition_items:
@@ -444,7 +477,7 @@ def _write_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicRes
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
         name_utf8 = result.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -454,7 +487,7 @@ def _write_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicRes
         field = "results_by_partition[]"
         results_by_partition_items = result.results_by_partition
         if results_by_partition_items is None:
-            raise EncodeError("field results_by_partition is null but not nullable at this version")
+                raise EncodeError("field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
         elif len(results_by_partition_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_by_partition_items) + 1)
             for results_by_partition_item in results_by_partition_items:
@@ -600,7 +633,7 @@ def _write_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult, out: 
     try:
         field = "transactional_id"
         if result.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
         transactional_id_utf8 = result.transactional_id.encode()
         if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(transactional_id_utf8) + 1)
@@ -610,7 +643,7 @@ def _write_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult, out: 
         field = "topic_results[]"
         topic_results_items = result.topic_results
         if topic_results_items is None:
-            raise EncodeError("field topic_results is null but not nullable at this version")
+                raise EncodeError("field topic_results is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
         elif len(topic_results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_results_items) + 1)
             for topic_results_item in topic_results_items:
@@ -721,7 +754,7 @@ def _write_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse,
         field = "results_by_topic_v3_and_below[]"
         results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
         if results_by_topic_v3_and_below_items is None:
-            raise EncodeError("field results_by_topic_v3_and_below is null but not nullable at this version")
+                raise EncodeError("field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(results_by_topic_v3_and_below_items), False)
             for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
@@ -850,7 +883,7 @@ def _write_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse, o
         field = "results_by_topic_v3_and_below[]"
         results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
         if results_by_topic_v3_and_below_items is None:
-            raise EncodeError("field results_by_topic_v3_and_below is null but not nullable at this version")
+                raise EncodeError("field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse version 3 does not allow (never nullable)")
         elif len(results_by_topic_v3_and_below_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_by_topic_v3_and_below_items) + 1)
             for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
@@ -1035,7 +1068,7 @@ def _write_AddPartitionsToTxnResponse_v4_5(response: AddPartitionsToTxnResponse,
         field = "results_by_transaction[]"
         results_by_transaction_items = response.results_by_transaction
         if results_by_transaction_items is None:
-            raise EncodeError("field results_by_transaction is null but not nullable at this version")
+                raise EncodeError("field results_by_transaction is null, which AddPartitionsToTxnResponse versions 4-5 do not allow (never nullable)")
         elif len(results_by_transaction_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_by_transaction_items) + 1)
             for results_by_transaction_item in results_by_transaction_items:

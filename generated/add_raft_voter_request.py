@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,18 +33,24 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Listener(GeneratedStruct):
     """Endpoints on which the new voter accepts Raft requests, one per listener name."""
 
-    __slots__ = ("name", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Listener name of the endpoint (for example CONTROLLER).',
+        "host": 'Host name or IP address of the endpoint.',
+        "port": 'TCP port of the endpoint.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Listener"
     VALID_VERSIONS = (0, 1)
 
-    # Listener name of the endpoint (for example CONTROLLER).
     name: str  # versions 0+, map key
-    # Host name or IP address of the endpoint.
+    """Listener name of the endpoint (for example CONTROLLER)."""
     host: str  # versions 0+
-    # TCP port of the endpoint.
+    """Host name or IP address of the endpoint."""
     port: int  # versions 0+
+    """TCP port of the endpoint."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -54,6 +60,8 @@ class Listener(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -84,29 +92,41 @@ class Listener(GeneratedStruct):
 class AddRaftVoterRequest(GeneratedStruct):
     """Kafka's AddRaftVoterRequest (request, apiKey 80), versions 0-1, flexible versions 0+."""
 
-    __slots__ = ("cluster_id", "timeout_ms", "voter_id", "voter_directory_id", "listeners", "ack_when_committed", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "cluster_id": 'Cluster id the sender expects the receiver to belong to, or null to skip that check.',
+        "timeout_ms": 'Milliseconds the leader may spend adding the voter before it answers with a timeout.',
+        "voter_id": 'Node id of the controller to add as a voter.',
+        "voter_directory_id": "Directory id of the new voter's metadata log directory; with VoterId it tells one incarnation of the controller from another.",
+        "listeners": 'Endpoints on which the new voter accepts Raft requests, one per listener name.',
+        "ack_when_committed": 'True: answer once the new voter set is committed; false: once the leader has written it locally.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddRaftVoterRequest"
     API_KEY: int | None = 80
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Cluster id the sender expects the receiver to belong to, or null to skip that check.
     cluster_id: str | None  # versions 0+, nullable
-    # Milliseconds the leader may spend adding the voter before it answers with a timeout.
+    """Cluster id the sender expects the receiver to belong to, or null to skip that check."""
     timeout_ms: int  # versions 0+
-    # Node id of the controller to add as a voter.
+    """Milliseconds the leader may spend adding the voter before it answers with a timeout."""
     voter_id: int  # versions 0+
-    # Directory id of the new voter's metadata log directory; with VoterId it tells one incarnation
-    # of the controller from another.
+    """Node id of the controller to add as a voter."""
     voter_directory_id: UUID  # versions 0+
-    # Endpoints on which the new voter accepts Raft requests, one per listener name.
+    """Directory id of the new voter's metadata log directory; with VoterId it tells one
+    incarnation of the controller from another."""
     listeners: KeyedList[Listener]  # versions 0+
-    # True: answer once the new voter set is committed; false: once the leader has written it
-    # locally.
+    """Endpoints on which the new voter accepts Raft requests, one per listener name."""
     ack_when_committed: bool  # versions 1+
+    """True: answer once the new voter set is committed; false: once the leader has written it
+    locally."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -115,15 +135,17 @@ class AddRaftVoterRequest(GeneratedStruct):
         timeout_ms: int = 0,
         voter_id: int = 0,
         voter_directory_id: UUID = _ZERO_UUID,
-        listeners: list[Listener] | None = None,
+        listeners: list[Listener] = DEFAULT,
         ack_when_committed: bool = True,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.cluster_id = cluster_id
         self.timeout_ms = timeout_ms
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
-        self.listeners = KeyedList() if listeners is None else listeners if type(listeners) is KeyedList else KeyedList(listeners)
+        self.listeners = KeyedList() if listeners is DEFAULT else listeners if type(listeners) is KeyedList or listeners is None else KeyedList(listeners)
         self.ack_when_committed = ack_when_committed
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -207,7 +229,7 @@ def _write_Listener_v0_1(listener: Listener, out: bytearray) -> None:
     try:
         field = "name"
         if listener.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which Listener versions 0-1 do not allow (never nullable)")
         name_utf8 = listener.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -216,7 +238,7 @@ def _write_Listener_v0_1(listener: Listener, out: bytearray) -> None:
             _w.write_compact_string(out, listener.name)
         field = "host"
         if listener.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Listener versions 0-1 do not allow (never nullable)")
         host_utf8 = listener.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -358,7 +380,7 @@ def _write_AddRaftVoterRequest_v0(request: AddRaftVoterRequest, out: bytearray) 
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which AddRaftVoterRequest version 0 does not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:
@@ -507,7 +529,7 @@ def _write_AddRaftVoterRequest_v1(request: AddRaftVoterRequest, out: bytearray) 
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which AddRaftVoterRequest version 1 does not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:

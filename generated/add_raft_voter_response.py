@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,22 +26,30 @@ _pack_AddRaftVoterResponse_throttle_time_ms_error_code = struct.Struct(">ih").pa
 class AddRaftVoterResponse(GeneratedStruct):
     """Kafka's AddRaftVoterResponse (response, apiKey 80), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 when the voter was added; for example DUPLICATE_VOTER, NOT_LEADER_OR_FOLLOWER, or REQUEST_TIMED_OUT.',
+        "error_message": 'Error text for people, or null when there is none.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AddRaftVoterResponse"
     API_KEY: int | None = 80
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 when the voter was added; for example DUPLICATE_VOTER, NOT_LEADER_OR_FOLLOWER, or
-    # REQUEST_TIMED_OUT.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    """Outcome, 0 when the voter was added; for example DUPLICATE_VOTER, NOT_LEADER_OR_FOLLOWER,
+    or REQUEST_TIMED_OUT."""
     error_message: str | None  # versions 0+, nullable, ignorable
+    """Error text for people, or null when there is none."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +59,8 @@ class AddRaftVoterResponse(GeneratedStruct):
         error_message: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,20 +26,28 @@ _pack_AllocateProducerIdsRequest_broker_id_broker_epoch = struct.Struct(">iq").p
 class AllocateProducerIdsRequest(GeneratedStruct):
     """Kafka's AllocateProducerIdsRequest (request, apiKey 67), versions 0, flexible versions 0+."""
 
-    __slots__ = ("broker_id", "broker_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Node id of the broker asking for producer ids.',
+        "broker_epoch": 'Registration epoch of the asking broker; the controller refuses a stale one (-1 when not known).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AllocateProducerIdsRequest"
     API_KEY: int | None = 67
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller", "zkBroker"})
 
-    # Node id of the broker asking for producer ids.
     broker_id: int  # versions 0+
-    # Registration epoch of the asking broker; the controller refuses a stale one (-1 when not
-    # known).
+    """Node id of the broker asking for producer ids."""
     broker_epoch: int  # versions 0+
+    """Registration epoch of the asking broker; the controller refuses a stale one (-1 when not
+    known)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +56,8 @@ class AllocateProducerIdsRequest(GeneratedStruct):
         broker_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.unknown_tagged_fields = unknown_tagged_fields

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,23 +26,32 @@ _pack_AllocateProducerIdsResponse_throttle_time_ms_to_producer_id_len = struct.S
 class AllocateProducerIdsResponse(GeneratedStruct):
     """Kafka's AllocateProducerIdsResponse (response, apiKey 67), versions 0, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "producer_id_start", "producer_id_len", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example NOT_CONTROLLER or STALE_BROKER_EPOCH.',
+        "producer_id_start": 'First producer id of the block given to the broker.',
+        "producer_id_len": 'How many consecutive producer ids the block holds, starting at ProducerIdStart.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AllocateProducerIdsResponse"
     API_KEY: int | None = 67
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example NOT_CONTROLLER or STALE_BROKER_EPOCH.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # First producer id of the block given to the broker.
+    """Outcome, 0 on success; for example NOT_CONTROLLER or STALE_BROKER_EPOCH."""
     producer_id_start: int  # versions 0+
-    # How many consecutive producer ids the block holds, starting at ProducerIdStart.
+    """First producer id of the block given to the broker."""
     producer_id_len: int  # versions 0+
+    """How many consecutive producer ids the block holds, starting at ProducerIdStart."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +62,8 @@ class AllocateProducerIdsResponse(GeneratedStruct):
         producer_id_len: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.producer_id_start = producer_id_start

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_AlterClientQuotasRequest_validate_only = struct.Struct(">?").pack
 class EntityData(GeneratedStruct):
     """Components that together name the quota entity, for example user alice with client id app-1."""
 
-    __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "entity_type": 'Kind of the component: "user", "client-id" or "ip".',
+        "entity_name": 'Name of the user, client id or IP; null means the default entity of that type.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EntityData"
     VALID_VERSIONS = (0, 1)
 
-    # Kind of the component: "user", "client-id" or "ip".
     entity_type: str  # versions 0+
-    # Name of the user, client id or IP; null means the default entity of that type.
+    """Kind of the component: "user", "client-id" or "ip"."""
     entity_name: str | None  # versions 0+, nullable
+    """Name of the user, client id or IP; null means the default entity of that type."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class EntityData(GeneratedStruct):
         entity_name: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.entity_type = entity_type
         self.entity_name = entity_name
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,18 +80,25 @@ class EntityData(GeneratedStruct):
 class OpData(GeneratedStruct):
     """Quota values to set or remove for this entity."""
 
-    __slots__ = ("key", "value", "remove", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'Quota name, for example producer_byte_rate, consumer_byte_rate or request_percentage.',
+        "value": 'New value of the quota; ignored when Remove is true.',
+        "remove": 'When true the quota is removed for the entity and Value is ignored; otherwise Value is set.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OpData"
     VALID_VERSIONS = (0, 1)
 
-    # Quota name, for example producer_byte_rate, consumer_byte_rate or request_percentage.
     key: str  # versions 0+
-    # New value of the quota; ignored when Remove is true.
+    """Quota name, for example producer_byte_rate, consumer_byte_rate or request_percentage."""
     value: float  # versions 0+
-    # When true the quota is removed for the entity and Value is ignored; otherwise Value is set.
+    """New value of the quota; ignored when Remove is true."""
     remove: bool  # versions 0+
+    """When true the quota is removed for the entity and Value is ignored; otherwise Value is
+    set."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -94,6 +108,8 @@ class OpData(GeneratedStruct):
         remove: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.value = value
         self.remove = remove
@@ -124,26 +140,34 @@ class OpData(GeneratedStruct):
 class EntryData(GeneratedStruct):
     """Quota changes, one entry per quota entity."""
 
-    __slots__ = ("entity", "ops", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "entity": 'Components that together name the quota entity, for example user alice with client id app-1.',
+        "ops": 'Quota values to set or remove for this entity.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EntryData"
     VALID_VERSIONS = (0, 1)
 
-    # Components that together name the quota entity, for example user alice with client id app-1.
     entity: list[EntityData]  # versions 0+
-    # Quota values to set or remove for this entity.
+    """Components that together name the quota entity, for example user alice with client id
+    app-1."""
     ops: list[OpData]  # versions 0+
+    """Quota values to set or remove for this entity."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        entity: list[EntityData] | None = None,
-        ops: list[OpData] | None = None,
+        entity: list[EntityData] = DEFAULT,
+        ops: list[OpData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.entity = [] if entity is None else entity
-        self.ops = [] if ops is None else ops
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.entity = [] if entity is DEFAULT else entity
+        self.ops = [] if ops is DEFAULT else ops
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -169,28 +193,38 @@ class EntryData(GeneratedStruct):
 class AlterClientQuotasRequest(GeneratedStruct):
     """Kafka's AlterClientQuotasRequest (request, apiKey 49), versions 0-1, flexible versions 1+."""
 
-    __slots__ = ("entries", "validate_only", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "entries": 'Quota changes, one entry per quota entity.',
+        "validate_only": 'When true the broker only checks the changes and applies none of them.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterClientQuotasRequest"
     API_KEY: int | None = 49
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Quota changes, one entry per quota entity.
     entries: list[EntryData]  # versions 0+
-    # When true the broker only checks the changes and applies none of them.
+    """Quota changes, one entry per quota entity."""
     validate_only: bool  # versions 0+
+    """When true the broker only checks the changes and applies none of them."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        entries: list[EntryData] | None = None,
+        entries: list[EntryData] = DEFAULT,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.entries = [] if entries is None else entries
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.entries = [] if entries is DEFAULT else entries
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -239,7 +273,7 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     try:
         field = "entity_type"
         if data.entity_type is None:
-            raise EncodeError("field entity_type is null but not nullable at this version")
+            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
         _w.write_string(out, data.entity_type)
         field = "entity_name"
         _w.write_string(out, data.entity_name)
@@ -305,7 +339,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
     try:
         field = "entity_type"
         if data.entity_type is None:
-            raise EncodeError("field entity_type is null but not nullable at this version")
+            raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
         entity_type_utf8 = data.entity_type.encode()
         if len(entity_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(entity_type_utf8) + 1)
@@ -359,7 +393,7 @@ def _write_OpData_v0(data: OpData, out: bytearray) -> None:
     try:
         field = "key"
         if data.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which OpData version 0 does not allow (never nullable)")
         _w.write_string(out, data.key)
         field = "value, remove"
         out += _pack_OpData_value_remove(data.value, data.remove)
@@ -412,7 +446,7 @@ def _write_OpData_v1(data: OpData, out: bytearray) -> None:
     try:
         field = "key"
         if data.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which OpData version 1 does not allow (never nullable)")
         key_utf8 = data.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)
@@ -510,7 +544,7 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
         field = "entity[]"
         entity_items = data.entity
         if entity_items is None:
-            raise EncodeError("field entity is null but not nullable at this version")
+                raise EncodeError("field entity is null, which EntryData version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(entity_items), False)
             for entity_item in entity_items:
@@ -518,7 +552,7 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
         field = "ops[]"
         ops_items = data.ops
         if ops_items is None:
-            raise EncodeError("field ops is null but not nullable at this version")
+                raise EncodeError("field ops is null, which EntryData version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(ops_items), False)
             for ops_item in ops_items:
@@ -677,7 +711,7 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         field = "entity[]"
         entity_items = data.entity
         if entity_items is None:
-            raise EncodeError("field entity is null but not nullable at this version")
+                raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
         elif len(entity_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(entity_items) + 1)
             for entity_item in entity_items:
@@ -689,7 +723,7 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         field = "ops[]"
         ops_items = data.ops
         if ops_items is None:
-            raise EncodeError("field ops is null but not nullable at this version")
+                raise EncodeError("field ops is null, which EntryData version 1 does not allow (never nullable)")
         elif len(ops_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(ops_items) + 1)
             for ops_item in ops_items:
@@ -823,7 +857,7 @@ def _write_AlterClientQuotasRequest_v0(request: AlterClientQuotasRequest, out: b
         field = "entries[]"
         entries_items = request.entries
         if entries_items is None:
-            raise EncodeError("field entries is null but not nullable at this version")
+                raise EncodeError("field entries is null, which AlterClientQuotasRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(entries_items), False)
             for entries_item in entries_items:
@@ -1012,7 +1046,7 @@ def _write_AlterClientQuotasRequest_v1(request: AlterClientQuotasRequest, out: b
         field = "entries[]"
         entries_items = request.entries
         if entries_items is None:
-            raise EncodeError("field entries is null but not nullable at this version")
+                raise EncodeError("field entries is null, which AlterClientQuotasRequest version 1 does not allow (never nullable)")
         elif len(entries_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(entries_items) + 1)
             for entries_item in entries_items:

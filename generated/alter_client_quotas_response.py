@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_AlterClientQuotasResponse_throttle_time_ms = struct.Struct(">i").pack
 class EntityData(GeneratedStruct):
     """Components naming the quota entity, as in the request."""
 
-    __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "entity_type": 'Kind of the component: "user", "client-id" or "ip".',
+        "entity_name": 'Name of the user, client id or IP; null for the default entity of that type.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EntityData"
     VALID_VERSIONS = (0, 1)
 
-    # Kind of the component: "user", "client-id" or "ip".
     entity_type: str  # versions 0+
-    # Name of the user, client id or IP; null for the default entity of that type.
+    """Kind of the component: "user", "client-id" or "ip"."""
     entity_name: str | None  # versions 0+, nullable
+    """Name of the user, client id or IP; null for the default entity of that type."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class EntityData(GeneratedStruct):
         entity_name: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.entity_type = entity_type
         self.entity_name = entity_name
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,31 +80,39 @@ class EntityData(GeneratedStruct):
 class EntryData(GeneratedStruct):
     """Outcome for each quota entity of the request."""
 
-    __slots__ = ("error_code", "error_message", "entity", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this entity, 0 on success; for example INVALID_REQUEST for an unknown quota key or entity type.',
+        "error_message": 'Text describing the failure for people, or null on success.',
+        "entity": 'Components naming the quota entity, as in the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EntryData"
     VALID_VERSIONS = (0, 1)
 
-    # Outcome for this entity, 0 on success; for example INVALID_REQUEST for an unknown quota key or
-    # entity type.
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null on success.
+    """Outcome for this entity, 0 on success; for example INVALID_REQUEST for an unknown quota
+    key or entity type."""
     error_message: str | None  # versions 0+, nullable
-    # Components naming the quota entity, as in the request.
+    """Text describing the failure for people, or null on success."""
     entity: list[EntityData]  # versions 0+
+    """Components naming the quota entity, as in the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
         error_message: str | None = '',
-        entity: list[EntityData] | None = None,
+        entity: list[EntityData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
-        self.entity = [] if entity is None else entity
+        self.entity = [] if entity is DEFAULT else entity
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -125,29 +140,38 @@ class EntryData(GeneratedStruct):
 class AlterClientQuotasResponse(GeneratedStruct):
     """Kafka's AlterClientQuotasResponse (response, apiKey 49), versions 0-1, flexible versions 1+."""
 
-    __slots__ = ("throttle_time_ms", "entries", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "entries": 'Outcome for each quota entity of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterClientQuotasResponse"
     API_KEY: int | None = 49
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome for each quota entity of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     entries: list[EntryData]  # versions 0+
+    """Outcome for each quota entity of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        entries: list[EntryData] | None = None,
+        entries: list[EntryData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.entries = [] if entries is None else entries
+        self.entries = [] if entries is DEFAULT else entries
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -195,7 +219,7 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     try:
         field = "entity_type"
         if data.entity_type is None:
-            raise EncodeError("field entity_type is null but not nullable at this version")
+            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
         _w.write_string(out, data.entity_type)
         field = "entity_name"
         _w.write_string(out, data.entity_name)
@@ -261,7 +285,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
     try:
         field = "entity_type"
         if data.entity_type is None:
-            raise EncodeError("field entity_type is null but not nullable at this version")
+            raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
         entity_type_utf8 = data.entity_type.encode()
         if len(entity_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(entity_type_utf8) + 1)
@@ -344,7 +368,7 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
         field = "entity[]"
         entity_items = data.entity
         if entity_items is None:
-            raise EncodeError("field entity is null but not nullable at this version")
+                raise EncodeError("field entity is null, which EntryData version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(entity_items), False)
             for entity_item in entity_items:
@@ -472,7 +496,7 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         field = "entity[]"
         entity_items = data.entity
         if entity_items is None:
-            raise EncodeError("field entity is null but not nullable at this version")
+                raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
         elif len(entity_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(entity_items) + 1)
             for entity_item in entity_items:
@@ -582,7 +606,7 @@ def _write_AlterClientQuotasResponse_v0(response: AlterClientQuotasResponse, out
         field = "entries[]"
         entries_items = response.entries
         if entries_items is None:
-            raise EncodeError("field entries is null but not nullable at this version")
+                raise EncodeError("field entries is null, which AlterClientQuotasResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(entries_items), False)
             for entries_item in entries_items:
@@ -742,7 +766,7 @@ def _write_AlterClientQuotasResponse_v1(response: AlterClientQuotasResponse, out
         field = "entries[]"
         entries_items = response.entries
         if entries_items is None:
-            raise EncodeError("field entries is null but not nullable at this version")
+                raise EncodeError("field entries is null, which AlterClientQuotasResponse version 1 does not allow (never nullable)")
         elif len(entries_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(entries_items) + 1)
             for entries_item in entries_items:

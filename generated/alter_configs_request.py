@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_AlterConfigsRequest_validate_only = struct.Struct(">?").pack
 class AlterableConfig(GeneratedStruct):
     """The complete new set of config overrides for the resource."""
 
-    __slots__ = ("name", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Config key, for example retention.ms.',
+        "value": 'New value of the key; null leaves the key without an override.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterableConfig"
     VALID_VERSIONS = (0, 2)
 
-    # Config key, for example retention.ms.
     name: str  # versions 0+, map key
-    # New value of the key; null leaves the key without an override.
+    """Config key, for example retention.ms."""
     value: str | None  # versions 0+, nullable
+    """New value of the key; null leaves the key without an override."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class AlterableConfig(GeneratedStruct):
         value: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,30 +80,39 @@ class AlterableConfig(GeneratedStruct):
 class AlterConfigsResource(GeneratedStruct):
     """Resources whose dynamic configs are replaced."""
 
-    __slots__ = ("resource_type", "resource_name", "configs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_type": 'Kind of resource, as a ConfigResource type code (2 topic, 4 broker).',
+        "resource_name": 'Topic name, or broker id in decimal; an empty name means the cluster-wide default for brokers.',
+        "configs": 'The complete new set of config overrides for the resource.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterConfigsResource"
     VALID_VERSIONS = (0, 2)
 
-    # Kind of resource, as a ConfigResource type code (2 topic, 4 broker).
     resource_type: int  # versions 0+, map key
-    # Topic name, or broker id in decimal; an empty name means the cluster-wide default for brokers.
+    """Kind of resource, as a ConfigResource type code (2 topic, 4 broker)."""
     resource_name: str  # versions 0+, map key
-    # The complete new set of config overrides for the resource.
+    """Topic name, or broker id in decimal; an empty name means the cluster-wide default for
+    brokers."""
     configs: KeyedList[AlterableConfig]  # versions 0+
+    """The complete new set of config overrides for the resource."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         resource_type: int = 0,
         resource_name: str = '',
-        configs: list[AlterableConfig] | None = None,
+        configs: list[AlterableConfig] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
-        self.configs = KeyedList() if configs is None else configs if type(configs) is KeyedList else KeyedList(configs)
+        self.configs = KeyedList() if configs is DEFAULT else configs if type(configs) is KeyedList or configs is None else KeyedList(configs)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -124,28 +140,38 @@ class AlterConfigsResource(GeneratedStruct):
 class AlterConfigsRequest(GeneratedStruct):
     """Kafka's AlterConfigsRequest (request, apiKey 33), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("resources", "validate_only", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resources": 'Resources whose dynamic configs are replaced.',
+        "validate_only": 'When true the broker only checks the change and applies nothing.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterConfigsRequest"
     API_KEY: int | None = 33
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Resources whose dynamic configs are replaced.
     resources: KeyedList[AlterConfigsResource]  # versions 0+
-    # When true the broker only checks the change and applies nothing.
+    """Resources whose dynamic configs are replaced."""
     validate_only: bool  # versions 0+
+    """When true the broker only checks the change and applies nothing."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        resources: list[AlterConfigsResource] | None = None,
+        resources: list[AlterConfigsResource] = DEFAULT,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.resources = KeyedList() if resources is None else resources if type(resources) is KeyedList else KeyedList(resources)
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.resources = KeyedList() if resources is DEFAULT else resources if type(resources) is KeyedList or resources is None else KeyedList(resources)
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -194,7 +220,7 @@ def _write_AlterableConfig_v0_1(config: AlterableConfig, out: bytearray) -> None
     try:
         field = "name"
         if config.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AlterableConfig versions 0-1 do not allow (never nullable)")
         _w.write_string(out, config.name)
         field = "value"
         _w.write_string(out, config.value)
@@ -260,7 +286,7 @@ def _write_AlterableConfig_v2(config: AlterableConfig, out: bytearray) -> None:
     try:
         field = "name"
         if config.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AlterableConfig version 2 does not allow (never nullable)")
         name_utf8 = config.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -340,12 +366,12 @@ def _write_AlterConfigsResource_v0_1(resource: AlterConfigsResource, out: bytear
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which AlterConfigsResource versions 0-1 do not allow (never nullable)")
         _w.write_string(out, resource.resource_name)
         field = "configs[]"
         configs_items = resource.configs
         if configs_items is None:
-            raise EncodeError("field configs is null but not nullable at this version")
+                raise EncodeError("field configs is null, which AlterConfigsResource versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(configs_items), False)
             for configs_item in configs_items:
@@ -467,7 +493,7 @@ def _write_AlterConfigsResource_v2(resource: AlterConfigsResource, out: bytearra
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which AlterConfigsResource version 2 does not allow (never nullable)")
         resource_name_utf8 = resource.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -477,7 +503,7 @@ def _write_AlterConfigsResource_v2(resource: AlterConfigsResource, out: bytearra
         field = "configs[]"
         configs_items = resource.configs
         if configs_items is None:
-            raise EncodeError("field configs is null but not nullable at this version")
+                raise EncodeError("field configs is null, which AlterConfigsResource version 2 does not allow (never nullable)")
         elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(configs_items) + 1)
             for configs_item in configs_items:
@@ -585,7 +611,7 @@ def _write_AlterConfigsRequest_v0_1(request: AlterConfigsRequest, out: bytearray
         field = "resources[]"
         resources_items = request.resources
         if resources_items is None:
-            raise EncodeError("field resources is null but not nullable at this version")
+                raise EncodeError("field resources is null, which AlterConfigsRequest versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(resources_items), False)
             for resources_item in resources_items:
@@ -742,7 +768,7 @@ def _write_AlterConfigsRequest_v2(request: AlterConfigsRequest, out: bytearray) 
         field = "resources[]"
         resources_items = request.resources
         if resources_items is None:
-            raise EncodeError("field resources is null but not nullable at this version")
+                raise EncodeError("field resources is null, which AlterConfigsRequest version 2 does not allow (never nullable)")
         elif len(resources_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(resources_items) + 1)
             for resources_item in resources_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,21 +30,28 @@ _pack_AlterConfigsResponse_throttle_time_ms = struct.Struct(">i").pack
 class AlterConfigsResourceResponse(GeneratedStruct):
     """Outcome for each resource of the request."""
 
-    __slots__ = ("error_code", "error_message", "resource_type", "resource_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this resource, 0 on success; for example INVALID_CONFIG or TOPIC_AUTHORIZATION_FAILED.',
+        "error_message": 'Text describing the failure for people, or null on success.',
+        "resource_type": 'Kind of resource, as in the request (2 topic, 4 broker).',
+        "resource_name": 'Name of the resource, as in the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterConfigsResourceResponse"
     VALID_VERSIONS = (0, 2)
 
-    # Outcome for this resource, 0 on success; for example INVALID_CONFIG or
-    # TOPIC_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null on success.
+    """Outcome for this resource, 0 on success; for example INVALID_CONFIG or
+    TOPIC_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 0+, nullable
-    # Kind of resource, as in the request (2 topic, 4 broker).
+    """Text describing the failure for people, or null on success."""
     resource_type: int  # versions 0+
-    # Name of the resource, as in the request.
+    """Kind of resource, as in the request (2 topic, 4 broker)."""
     resource_name: str  # versions 0+
+    """Name of the resource, as in the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -55,6 +62,8 @@ class AlterConfigsResourceResponse(GeneratedStruct):
         resource_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
         self.resource_type = resource_type
@@ -88,29 +97,38 @@ class AlterConfigsResourceResponse(GeneratedStruct):
 class AlterConfigsResponse(GeneratedStruct):
     """Kafka's AlterConfigsResponse (response, apiKey 33), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "responses", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "responses": 'Outcome for each resource of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterConfigsResponse"
     API_KEY: int | None = 33
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome for each resource of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     responses: list[AlterConfigsResourceResponse]  # versions 0+
+    """Outcome for each resource of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        responses: list[AlterConfigsResourceResponse] | None = None,
+        responses: list[AlterConfigsResourceResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.responses = [] if responses is None else responses
+        self.responses = [] if responses is DEFAULT else responses
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -170,7 +188,7 @@ def _write_AlterConfigsResourceResponse_v0_1(response: AlterConfigsResourceRespo
         out += _pack_AlterConfigsResourceResponse_resource_type(response.resource_type)
         field = "resource_name"
         if response.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which AlterConfigsResourceResponse versions 0-1 do not allow (never nullable)")
         _w.write_string(out, response.resource_name)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -246,7 +264,7 @@ def _write_AlterConfigsResourceResponse_v2(response: AlterConfigsResourceRespons
         out += _pack_AlterConfigsResourceResponse_resource_type(response.resource_type)
         field = "resource_name"
         if response.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which AlterConfigsResourceResponse version 2 does not allow (never nullable)")
         resource_name_utf8 = response.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -329,7 +347,7 @@ def _write_AlterConfigsResponse_v0_1(response: AlterConfigsResponse, out: bytear
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which AlterConfigsResponse versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -445,7 +463,7 @@ def _write_AlterConfigsResponse_v2(response: AlterConfigsResponse, out: bytearra
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which AlterConfigsResponse version 2 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,17 +32,22 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class ReassignablePartition(GeneratedStruct):
     """Partitions of this topic to move or whose move is cancelled."""
 
-    __slots__ = ("partition_index", "replicas", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "replicas": 'Broker ids of the replicas the partition should end up on, preferred leader first; null cancels the reassignment in progress.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReassignablePartition"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Broker ids of the replicas the partition should end up on, preferred leader first; null
-    # cancels the reassignment in progress.
+    """Index of the partition within the topic."""
     replicas: list[int] | None  # versions 0+, nullable
+    """Broker ids of the replicas the partition should end up on, preferred leader first; null
+    cancels the reassignment in progress."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +56,8 @@ class ReassignablePartition(GeneratedStruct):
         replicas: list[int] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.replicas = replicas
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -78,26 +85,33 @@ class ReassignablePartition(GeneratedStruct):
 class ReassignableTopic(GeneratedStruct):
     """Topics with partitions to move."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of this topic to move or whose move is cancelled.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReassignableTopic"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions of this topic to move or whose move is cancelled.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[ReassignablePartition]  # versions 0+
+    """Partitions of this topic to move or whose move is cancelled."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[ReassignablePartition] | None = None,
+        partitions: list[ReassignablePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -124,34 +138,45 @@ class AlterPartitionReassignmentsRequest(GeneratedStruct):
     """Kafka's AlterPartitionReassignmentsRequest (request, apiKey 45), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = ("timeout_ms", "allow_replication_factor_change", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "timeout_ms": 'Milliseconds the controller may take to accept the reassignments before answering with a timeout.',
+        "allow_replication_factor_change": "When false, a reassignment that would change a partition's number of replicas is refused.",
+        "topics": 'Topics with partitions to move.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterPartitionReassignmentsRequest"
     API_KEY: int | None = 45
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Milliseconds the controller may take to accept the reassignments before answering with a
-    # timeout.
     timeout_ms: int  # versions 0+
-    # When false, a reassignment that would change a partition's number of replicas is refused.
+    """Milliseconds the controller may take to accept the reassignments before answering with a
+    timeout."""
     allow_replication_factor_change: bool  # versions 1+
-    # Topics with partitions to move.
+    """When false, a reassignment that would change a partition's number of replicas is refused."""
     topics: list[ReassignableTopic]  # versions 0+
+    """Topics with partitions to move."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         timeout_ms: int = 60000,
         allow_replication_factor_change: bool = True,
-        topics: list[ReassignableTopic] | None = None,
+        topics: list[ReassignableTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.timeout_ms = timeout_ms
         self.allow_replication_factor_change = allow_replication_factor_change
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -341,7 +366,7 @@ def _write_ReassignableTopic_v0_1(topic: ReassignableTopic, out: bytearray) -> N
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -351,7 +376,7 @@ def _write_ReassignableTopic_v0_1(topic: ReassignableTopic, out: bytearray) -> N
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -514,7 +539,7 @@ def _write_AlterPartitionReassignmentsRequest_v0(request: AlterPartitionReassign
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterPartitionReassignmentsRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -673,7 +698,7 @@ def _write_AlterPartitionReassignmentsRequest_v1(request: AlterPartitionReassign
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterPartitionReassignmentsRequest version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

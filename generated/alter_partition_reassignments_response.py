@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,19 +30,25 @@ _pack_AlterPartitionReassignmentsResponse_throttle_time_ms_to_error_code = struc
 class ReassignablePartitionResponse(GeneratedStruct):
     """Outcome for each partition of the topic."""
 
-    __slots__ = ("partition_index", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example NO_REASSIGNMENT_IN_PROGRESS when cancelling nothing, or INVALID_REPLICA_ASSIGNMENT.',
+        "error_message": "Text describing this partition's failure, or null.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReassignablePartitionResponse"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example NO_REASSIGNMENT_IN_PROGRESS when
-    # cancelling nothing, or INVALID_REPLICA_ASSIGNMENT.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Text describing this partition's failure, or null.
+    """Outcome for this partition, 0 on success; for example NO_REASSIGNMENT_IN_PROGRESS when
+    cancelling nothing, or INVALID_REPLICA_ASSIGNMENT."""
     error_message: str | None  # versions 0+, nullable
+    """Text describing this partition's failure, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -52,6 +58,8 @@ class ReassignablePartitionResponse(GeneratedStruct):
         error_message: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.error_message = error_message
@@ -82,26 +90,33 @@ class ReassignablePartitionResponse(GeneratedStruct):
 class ReassignableTopicResponse(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Outcome for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReassignableTopicResponse"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Outcome for each partition of the topic.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[ReassignablePartitionResponse]  # versions 0+
+    """Outcome for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[ReassignablePartitionResponse] | None = None,
+        partitions: list[ReassignablePartitionResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -128,26 +143,36 @@ class AlterPartitionReassignmentsResponse(GeneratedStruct):
     """Kafka's AlterPartitionReassignmentsResponse (response, apiKey 45), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "allow_replication_factor_change", "error_code", "error_message", "responses", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "allow_replication_factor_change": 'Whether the request allowed changes of the replication factor, as the controller understood it.',
+        "error_code": 'Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.',
+        "error_message": 'Text describing the request-wide failure, or null.',
+        "responses": 'Outcome for each topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterPartitionReassignmentsResponse"
     API_KEY: int | None = 45
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Whether the request allowed changes of the replication factor, as the controller understood
-    # it.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     allow_replication_factor_change: bool  # versions 1+, ignorable
-    # Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.
+    """Whether the request allowed changes of the replication factor, as the controller
+    understood it."""
     error_code: int  # versions 0+
-    # Text describing the request-wide failure, or null.
+    """Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 0+, nullable
-    # Outcome for each topic of the request.
+    """Text describing the request-wide failure, or null."""
     responses: list[ReassignableTopicResponse]  # versions 0+
+    """Outcome for each topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -156,14 +181,16 @@ class AlterPartitionReassignmentsResponse(GeneratedStruct):
         allow_replication_factor_change: bool = True,
         error_code: int = 0,
         error_message: str | None = '',
-        responses: list[ReassignableTopicResponse] | None = None,
+        responses: list[ReassignableTopicResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.allow_replication_factor_change = allow_replication_factor_change
         self.error_code = error_code
         self.error_message = error_message
-        self.responses = [] if responses is None else responses
+        self.responses = [] if responses is DEFAULT else responses
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -342,7 +369,7 @@ def _write_ReassignableTopicResponse_v0_1(response: ReassignableTopicResponse, o
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)")
         name_utf8 = response.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -352,7 +379,7 @@ def _write_ReassignableTopicResponse_v0_1(response: ReassignableTopicResponse, o
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -529,7 +556,7 @@ def _write_AlterPartitionReassignmentsResponse_v0(response: AlterPartitionReassi
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which AlterPartitionReassignmentsResponse version 0 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -705,7 +732,7 @@ def _write_AlterPartitionReassignmentsResponse_v1(response: AlterPartitionReassi
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which AlterPartitionReassignmentsResponse version 1 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:

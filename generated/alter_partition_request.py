@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -41,16 +41,21 @@ class BrokerState(GeneratedStruct):
     """Proposed in-sync replicas with the broker epoch each had when it caught up (v3+), so a
     replica that restarted since is not admitted."""
 
-    __slots__ = ("broker_id", "broker_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Node id of the replica.',
+        "broker_epoch": 'Broker epoch of the replica as the leader saw it, or -1 when the leader cannot tell.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BrokerState"
     VALID_VERSIONS = (3, 3)
 
-    # Node id of the replica.
     broker_id: int  # versions 3+
-    # Broker epoch of the replica as the leader saw it, or -1 when the leader cannot tell.
+    """Node id of the replica."""
     broker_epoch: int  # versions 3+
+    """Broker epoch of the replica as the leader saw it, or -1 when the leader cannot tell."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -59,6 +64,8 @@ class BrokerState(GeneratedStruct):
         broker_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -86,43 +93,55 @@ class BrokerState(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Partitions of the topic whose ISR is to change."""
 
-    __slots__ = ("partition_index", "leader_epoch", "new_isr", "new_isr_with_epochs", "leader_recovery_state", "partition_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "leader_epoch": 'Leader epoch of the sender; the controller refuses changes from an older leadership.',
+        "new_isr": 'Broker ids of the proposed in-sync replicas (v0-v2).',
+        "new_isr_with_epochs": 'Proposed in-sync replicas with the broker epoch each had when it caught up (v3+), so a replica that restarted since is not admitted.',
+        "leader_recovery_state": '0 when the partition has recovered, 1 while it is still recovering after an unclean leader election (KIP-704).',
+        "partition_epoch": "Partition epoch the leader's view is based on; the controller answers INVALID_UPDATE_VERSION if it has moved on (the ZooKeeper version under a ZooKeeper controller).",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 3)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Leader epoch of the sender; the controller refuses changes from an older leadership.
+    """Index of the partition within the topic."""
     leader_epoch: int  # versions 0+
-    # Broker ids of the proposed in-sync replicas (v0-v2).
+    """Leader epoch of the sender; the controller refuses changes from an older leadership."""
     new_isr: list[int]  # versions 0-2
-    # Proposed in-sync replicas with the broker epoch each had when it caught up (v3+), so a replica
-    # that restarted since is not admitted.
+    """Broker ids of the proposed in-sync replicas (v0-v2)."""
     new_isr_with_epochs: list[BrokerState]  # versions 3+
-    # 0 when the partition has recovered, 1 while it is still recovering after an unclean leader
-    # election (KIP-704).
+    """Proposed in-sync replicas with the broker epoch each had when it caught up (v3+), so a
+    replica that restarted since is not admitted."""
     leader_recovery_state: int  # versions 1+
-    # Partition epoch the leader's view is based on; the controller answers INVALID_UPDATE_VERSION
-    # if it has moved on (the ZooKeeper version under a ZooKeeper controller).
+    """0 when the partition has recovered, 1 while it is still recovering after an unclean leader
+    election (KIP-704)."""
     partition_epoch: int  # versions 0+
+    """Partition epoch the leader's view is based on; the controller answers
+    INVALID_UPDATE_VERSION if it has moved on (the ZooKeeper version under a ZooKeeper
+    controller)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         partition_index: int = 0,
         leader_epoch: int = 0,
-        new_isr: list[int] | None = None,
-        new_isr_with_epochs: list[BrokerState] | None = None,
+        new_isr: list[int] = DEFAULT,
+        new_isr_with_epochs: list[BrokerState] = DEFAULT,
         leader_recovery_state: int = 0,
         partition_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.leader_epoch = leader_epoch
-        self.new_isr = [] if new_isr is None else new_isr
-        self.new_isr_with_epochs = [] if new_isr_with_epochs is None else new_isr_with_epochs
+        self.new_isr = [] if new_isr is DEFAULT else new_isr
+        self.new_isr_with_epochs = [] if new_isr_with_epochs is DEFAULT else new_isr_with_epochs
         self.leader_recovery_state = leader_recovery_state
         self.partition_epoch = partition_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -158,30 +177,38 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Topics with partitions whose ISR is to change."""
 
-    __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic (v0-v1).',
+        "topic_id": 'Id of the topic (v2+).',
+        "partitions": 'Partitions of the topic whose ISR is to change.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic (v0-v1).
     topic_name: str  # versions 0-1, ignorable
-    # Id of the topic (v2+).
+    """Name of the topic (v0-v1)."""
     topic_id: UUID  # versions 2+, ignorable
-    # Partitions of the topic whose ISR is to change.
+    """Id of the topic (v2+)."""
     partitions: list[PartitionData]  # versions 0+
+    """Partitions of the topic whose ISR is to change."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -209,34 +236,45 @@ class TopicData(GeneratedStruct):
 class AlterPartitionRequest(GeneratedStruct):
     """Kafka's AlterPartitionRequest (request, apiKey 56), versions 0-3, flexible versions 0+."""
 
-    __slots__ = ("broker_id", "broker_epoch", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Node id of the leader broker sending the request.',
+        "broker_epoch": 'Registration epoch of the sending broker; the controller rejects a stale one (-1 when not known).',
+        "topics": 'Topics with partitions whose ISR is to change.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterPartitionRequest"
     API_KEY: int | None = 56
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller", "zkBroker"})
 
-    # Node id of the leader broker sending the request.
     broker_id: int  # versions 0+
-    # Registration epoch of the sending broker; the controller rejects a stale one (-1 when not
-    # known).
+    """Node id of the leader broker sending the request."""
     broker_epoch: int  # versions 0+
-    # Topics with partitions whose ISR is to change.
+    """Registration epoch of the sending broker; the controller rejects a stale one (-1 when not
+    known)."""
     topics: list[TopicData]  # versions 0+
+    """Topics with partitions whose ISR is to change."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         broker_id: int = 0,
         broker_epoch: int = -1,
-        topics: list[TopicData] | None = None,
+        topics: list[TopicData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -359,7 +397,7 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "new_isr"
         new_isr_items = data.new_isr
         if new_isr_items is None:
-            raise EncodeError("field new_isr is null but not nullable at this version")
+                raise EncodeError("field new_isr is null, which PartitionData version 0 does not allow (never nullable)")
         elif len(new_isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(new_isr_items) + 1)
             out += _pack_int32s[len(new_isr_items)](*new_isr_items)
@@ -442,7 +480,7 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         field = "new_isr"
         new_isr_items = data.new_isr
         if new_isr_items is None:
-            raise EncodeError("field new_isr is null but not nullable at this version")
+                raise EncodeError("field new_isr is null, which PartitionData versions 1-2 do not allow (never nullable)")
         elif len(new_isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(new_isr_items) + 1)
             out += _pack_int32s[len(new_isr_items)](*new_isr_items)
@@ -541,7 +579,7 @@ def _write_PartitionData_v3(data: PartitionData, out: bytearray) -> None:
         field = "new_isr_with_epochs[]"
         new_isr_with_epochs_items = data.new_isr_with_epochs
         if new_isr_with_epochs_items is None:
-            raise EncodeError("field new_isr_with_epochs is null but not nullable at this version")
+                raise EncodeError("field new_isr_with_epochs is null, which PartitionData version 3 does not allow (never nullable)")
         elif len(new_isr_with_epochs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(new_isr_with_epochs_items) + 1)
             for new_isr_with_epochs_item in new_isr_with_epochs_items:
@@ -668,7 +706,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -678,7 +716,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -803,7 +841,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -813,7 +851,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -931,7 +969,7 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1065,7 +1103,7 @@ def _write_TopicData_v3(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 3 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1229,7 +1267,7 @@ def _write_AlterPartitionRequest_v0(request: AlterPartitionRequest, out: bytearr
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterPartitionRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1391,7 +1429,7 @@ def _write_AlterPartitionRequest_v1(request: AlterPartitionRequest, out: bytearr
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterPartitionRequest version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1543,7 +1581,7 @@ def _write_AlterPartitionRequest_v2(request: AlterPartitionRequest, out: bytearr
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterPartitionRequest version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1711,7 +1749,7 @@ def _write_AlterPartitionRequest_v3(request: AlterPartitionRequest, out: bytearr
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterPartitionRequest version 3 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -37,28 +37,38 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = ("partition_index", "error_code", "leader_id", "leader_epoch", "isr", "leader_recovery_state", "partition_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 when the change was committed; for example INVALID_UPDATE_VERSION or FENCED_LEADER_EPOCH.',
+        "leader_id": "Node id of the partition's leader after the change.",
+        "leader_epoch": 'Leader epoch after the change.',
+        "isr": 'Broker ids of the in-sync replicas the controller committed.',
+        "leader_recovery_state": '0 when recovered, 1 while recovering after an unclean leader election (KIP-704).',
+        "partition_epoch": "Partition epoch after the change, for the leader's next AlterPartition (a ZooKeeper version under a ZooKeeper controller).",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 3)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 when the change was committed; for example
-    # INVALID_UPDATE_VERSION or FENCED_LEADER_EPOCH.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Node id of the partition's leader after the change.
+    """Outcome for this partition, 0 when the change was committed; for example
+    INVALID_UPDATE_VERSION or FENCED_LEADER_EPOCH."""
     leader_id: int  # versions 0+
-    # Leader epoch after the change.
+    """Node id of the partition's leader after the change."""
     leader_epoch: int  # versions 0+
-    # Broker ids of the in-sync replicas the controller committed.
+    """Leader epoch after the change."""
     isr: list[int]  # versions 0+
-    # 0 when recovered, 1 while recovering after an unclean leader election (KIP-704).
+    """Broker ids of the in-sync replicas the controller committed."""
     leader_recovery_state: int  # versions 1+, ignorable
-    # Partition epoch after the change, for the leader's next AlterPartition (a ZooKeeper version
-    # under a ZooKeeper controller).
+    """0 when recovered, 1 while recovering after an unclean leader election (KIP-704)."""
     partition_epoch: int  # versions 0+
+    """Partition epoch after the change, for the leader's next AlterPartition (a ZooKeeper
+    version under a ZooKeeper controller)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -67,16 +77,18 @@ class PartitionData(GeneratedStruct):
         error_code: int = 0,
         leader_id: int = 0,
         leader_epoch: int = 0,
-        isr: list[int] | None = None,
+        isr: list[int] = DEFAULT,
         leader_recovery_state: int = 0,
         partition_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
-        self.isr = [] if isr is None else isr
+        self.isr = [] if isr is DEFAULT else isr
         self.leader_recovery_state = leader_recovery_state
         self.partition_epoch = partition_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -114,30 +126,38 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Results grouped by topic, one entry per topic of the request."""
 
-    __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic (v0-v1).',
+        "topic_id": 'Id of the topic (v2+).',
+        "partitions": 'Result for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic (v0-v1).
     topic_name: str  # versions 0-1, ignorable
-    # Id of the topic (v2+).
+    """Name of the topic (v0-v1)."""
     topic_id: UUID  # versions 2+, ignorable
-    # Result for each partition of the topic.
+    """Id of the topic (v2+)."""
     partitions: list[PartitionData]  # versions 0+
+    """Result for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -165,33 +185,43 @@ class TopicData(GeneratedStruct):
 class AlterPartitionResponse(GeneratedStruct):
     """Kafka's AlterPartitionResponse (response, apiKey 56), versions 0-3, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request, 0 if none; for example STALE_BROKER_EPOCH or NOT_CONTROLLER.',
+        "topics": 'Results grouped by topic, one entry per topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterPartitionResponse"
     API_KEY: int | None = 56
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request, 0 if none; for example STALE_BROKER_EPOCH or NOT_CONTROLLER.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Results grouped by topic, one entry per topic of the request.
+    """Error for the whole request, 0 if none; for example STALE_BROKER_EPOCH or NOT_CONTROLLER."""
     topics: list[TopicData]  # versions 0+
+    """Results grouped by topic, one entry per topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        topics: list[TopicData] | None = None,
+        topics: list[TopicData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -266,7 +296,7 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "isr"
         isr_items = data.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which PartitionData version 0 does not allow (never nullable)")
         elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_items) + 1)
             out += _pack_int32s[len(isr_items)](*isr_items)
@@ -347,7 +377,7 @@ def _write_PartitionData_v1_3(data: PartitionData, out: bytearray) -> None:
         field = "isr"
         isr_items = data.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which PartitionData versions 1-3 do not allow (never nullable)")
         elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_items) + 1)
             out += _pack_int32s[len(isr_items)](*isr_items)
@@ -471,7 +501,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -481,7 +511,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -606,7 +636,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -616,7 +646,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -734,7 +764,7 @@ def _write_TopicData_v2_3(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData versions 2-3 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -898,7 +928,7 @@ def _write_AlterPartitionResponse_v0(response: AlterPartitionResponse, out: byte
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterPartitionResponse version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1060,7 +1090,7 @@ def _write_AlterPartitionResponse_v1(response: AlterPartitionResponse, out: byte
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterPartitionResponse version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1212,7 +1242,7 @@ def _write_AlterPartitionResponse_v2_3(response: AlterPartitionResponse, out: by
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterPartitionResponse versions 2-3 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,26 +26,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class AlterReplicaLogDirTopic(GeneratedStruct):
     """Topics with replicas to move into this directory."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions whose replica moves into this directory.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterReplicaLogDirTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
-    # Indexes of the topic's partitions whose replica moves into this directory.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions whose replica moves into this directory."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -71,26 +78,33 @@ class AlterReplicaLogDirTopic(GeneratedStruct):
 class AlterReplicaLogDir(GeneratedStruct):
     """Destination log directories, each with the replicas to move into it."""
 
-    __slots__ = ("path", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "path": 'Absolute path of the destination log directory on the broker.',
+        "topics": 'Topics with replicas to move into this directory.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterReplicaLogDir"
     VALID_VERSIONS = (1, 2)
 
-    # Absolute path of the destination log directory on the broker.
     path: str  # versions 0+, map key
-    # Topics with replicas to move into this directory.
+    """Absolute path of the destination log directory on the broker."""
     topics: KeyedList[AlterReplicaLogDirTopic]  # versions 0+
+    """Topics with replicas to move into this directory."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         path: str = '',
-        topics: list[AlterReplicaLogDirTopic] | None = None,
+        topics: list[AlterReplicaLogDirTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.path = path
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -116,25 +130,34 @@ class AlterReplicaLogDir(GeneratedStruct):
 class AlterReplicaLogDirsRequest(GeneratedStruct):
     """Kafka's AlterReplicaLogDirsRequest (request, apiKey 34), versions 1-2, flexible versions 2+."""
 
-    __slots__ = ("dirs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "dirs": 'Destination log directories, each with the replicas to move into it.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterReplicaLogDirsRequest"
     API_KEY: int | None = 34
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Destination log directories, each with the replicas to move into it.
     dirs: KeyedList[AlterReplicaLogDir]  # versions 0+
+    """Destination log directories, each with the replicas to move into it."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        dirs: list[AlterReplicaLogDir] | None = None,
+        dirs: list[AlterReplicaLogDir] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.dirs = KeyedList() if dirs is None else dirs if type(dirs) is KeyedList else KeyedList(dirs)
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.dirs = KeyedList() if dirs is DEFAULT else dirs if type(dirs) is KeyedList or dirs is None else KeyedList(dirs)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -184,12 +207,12 @@ def _write_AlterReplicaLogDirTopic_v1(topic: AlterReplicaLogDirTopic, out: bytea
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AlterReplicaLogDirTopic version 1 does not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopic version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -260,7 +283,7 @@ def _write_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic, out: bytea
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -270,7 +293,7 @@ def _write_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic, out: bytea
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -352,12 +375,12 @@ def _write_AlterReplicaLogDir_v1(alter_replica_log_dir: AlterReplicaLogDir, out:
     try:
         field = "path"
         if alter_replica_log_dir.path is None:
-            raise EncodeError("field path is null but not nullable at this version")
+            raise EncodeError("field path is null, which AlterReplicaLogDir version 1 does not allow (never nullable)")
         _w.write_string(out, alter_replica_log_dir.path)
         field = "topics[]"
         topics_items = alter_replica_log_dir.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterReplicaLogDir version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -474,7 +497,7 @@ def _write_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir, out:
     try:
         field = "path"
         if alter_replica_log_dir.path is None:
-            raise EncodeError("field path is null but not nullable at this version")
+            raise EncodeError("field path is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
         path_utf8 = alter_replica_log_dir.path.encode()
         if len(path_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(path_utf8) + 1)
@@ -484,7 +507,7 @@ def _write_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir, out:
         field = "topics[]"
         topics_items = alter_replica_log_dir.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -590,7 +613,7 @@ def _write_AlterReplicaLogDirsRequest_v1(request: AlterReplicaLogDirsRequest, ou
         field = "dirs[]"
         dirs_items = request.dirs
         if dirs_items is None:
-            raise EncodeError("field dirs is null but not nullable at this version")
+                raise EncodeError("field dirs is null, which AlterReplicaLogDirsRequest version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(dirs_items), False)
             for dirs_item in dirs_items:
@@ -739,7 +762,7 @@ def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, ou
         field = "dirs[]"
         dirs_items = request.dirs
         if dirs_items is None:
-            raise EncodeError("field dirs is null but not nullable at this version")
+                raise EncodeError("field dirs is null, which AlterReplicaLogDirsRequest version 2 does not allow (never nullable)")
         elif len(dirs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(dirs_items) + 1)
             for dirs_item in dirs_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,16 +30,22 @@ _pack_AlterReplicaLogDirsResponse_throttle_time_ms = struct.Struct(">i").pack
 class AlterReplicaLogDirPartitionResult(GeneratedStruct):
     """Outcome for each partition of the topic."""
 
-    __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this replica, 0 on success; for example LOG_DIR_NOT_FOUND or KAFKA_STORAGE_ERROR.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterReplicaLogDirPartitionResult"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this replica, 0 on success; for example LOG_DIR_NOT_FOUND or KAFKA_STORAGE_ERROR.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
+    """Outcome for this replica, 0 on success; for example LOG_DIR_NOT_FOUND or
+    KAFKA_STORAGE_ERROR."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +54,8 @@ class AlterReplicaLogDirPartitionResult(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -75,26 +83,33 @@ class AlterReplicaLogDirPartitionResult(GeneratedStruct):
 class AlterReplicaLogDirTopicResult(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Outcome for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterReplicaLogDirTopicResult"
     VALID_VERSIONS = (1, 2)
 
-    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
-    # Outcome for each partition of the topic.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[AlterReplicaLogDirPartitionResult]  # versions 0+
+    """Outcome for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[AlterReplicaLogDirPartitionResult] | None = None,
+        partitions: list[AlterReplicaLogDirPartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -121,29 +136,38 @@ class AlterReplicaLogDirsResponse(GeneratedStruct):
     """Kafka's AlterReplicaLogDirsResponse (response, apiKey 34), versions 1-2, flexible versions
     2+."""
 
-    __slots__ = ("throttle_time_ms", "results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "results": 'Outcome for each topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterReplicaLogDirsResponse"
     API_KEY: int | None = 34
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome for each topic of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     results: list[AlterReplicaLogDirTopicResult]  # versions 0+
+    """Outcome for each topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        results: list[AlterReplicaLogDirTopicResult] | None = None,
+        results: list[AlterReplicaLogDirTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.results = [] if results is None else results
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -290,12 +314,12 @@ def _write_AlterReplicaLogDirTopicResult_v1(result: AlterReplicaLogDirTopicResul
     try:
         field = "topic_name"
         if result.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which AlterReplicaLogDirTopicResult version 1 does not allow (never nullable)")
         _w.write_string(out, result.topic_name)
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopicResult version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -384,7 +408,7 @@ def _write_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResul
     try:
         field = "topic_name"
         if result.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
         topic_name_utf8 = result.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -394,7 +418,7 @@ def _write_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResul
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -502,7 +526,7 @@ def _write_AlterReplicaLogDirsResponse_v1(response: AlterReplicaLogDirsResponse,
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which AlterReplicaLogDirsResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(results_items), False)
             for results_item in results_items:
@@ -628,7 +652,7 @@ def _write_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse,
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which AlterReplicaLogDirsResponse version 2 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

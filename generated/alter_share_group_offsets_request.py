@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,16 +27,21 @@ _rows_AlterShareGroupOffsetsRequestPartition_v0 = struct.Struct(">iqB").iter_unp
 class AlterShareGroupOffsetsRequestPartition(GeneratedStruct):
     """Partitions of the topic whose start offset is changed."""
 
-    __slots__ = ("partition_index", "start_offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "start_offset": 'Offset at which the share group will start consuming the partition.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterShareGroupOffsetsRequestPartition"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Offset at which the share group will start consuming the partition.
+    """Index of the partition within the topic."""
     start_offset: int  # versions 0+
+    """Offset at which the share group will start consuming the partition."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -45,6 +50,8 @@ class AlterShareGroupOffsetsRequestPartition(GeneratedStruct):
         start_offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.start_offset = start_offset
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -72,26 +79,33 @@ class AlterShareGroupOffsetsRequestPartition(GeneratedStruct):
 class AlterShareGroupOffsetsRequestTopic(GeneratedStruct):
     """Topics whose start offsets are changed."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of the topic whose start offset is changed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterShareGroupOffsetsRequestTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+, map key
-    # Partitions of the topic whose start offset is changed.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[AlterShareGroupOffsetsRequestPartition]  # versions 0+
+    """Partitions of the topic whose start offset is changed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[AlterShareGroupOffsetsRequestPartition] | None = None,
+        partitions: list[AlterShareGroupOffsetsRequestPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -118,29 +132,39 @@ class AlterShareGroupOffsetsRequest(GeneratedStruct):
     """Kafka's AlterShareGroupOffsetsRequest (request, apiKey 91), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("group_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group whose start offsets are changed.',
+        "topics": 'Topics whose start offsets are changed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterShareGroupOffsetsRequest"
     API_KEY: int | None = 91
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the share group whose start offsets are changed.
     group_id: str  # versions 0+
-    # Topics whose start offsets are changed.
+    """Id of the share group whose start offsets are changed."""
     topics: KeyedList[AlterShareGroupOffsetsRequestTopic]  # versions 0+
+    """Topics whose start offsets are changed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[AlterShareGroupOffsetsRequestTopic] | None = None,
+        topics: list[AlterShareGroupOffsetsRequestTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -275,7 +299,7 @@ def _write_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsRe
     try:
         field = "topic_name"
         if topic.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
         topic_name_utf8 = topic.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -285,7 +309,7 @@ def _write_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsRe
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -431,7 +455,7 @@ def _write_AlterShareGroupOffsetsRequest_v0(request: AlterShareGroupOffsetsReque
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -441,7 +465,7 @@ def _write_AlterShareGroupOffsetsRequest_v0(request: AlterShareGroupOffsetsReque
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

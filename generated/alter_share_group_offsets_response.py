@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,18 +31,24 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class AlterShareGroupOffsetsResponsePartition(GeneratedStruct):
     """Outcome for each partition of the topic."""
 
-    __slots__ = ("partition_index", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.',
+        "error_message": "Text describing this partition's failure for people, or null.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterShareGroupOffsetsResponsePartition"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Text describing this partition's failure for people, or null.
+    """Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION."""
     error_message: str | None  # versions 0+, nullable
+    """Text describing this partition's failure for people, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -52,6 +58,8 @@ class AlterShareGroupOffsetsResponsePartition(GeneratedStruct):
         error_message: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.error_message = error_message
@@ -82,30 +90,38 @@ class AlterShareGroupOffsetsResponsePartition(GeneratedStruct):
 class AlterShareGroupOffsetsResponseTopic(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "topic_id": 'Id of the topic named in TopicName.',
+        "partitions": 'Outcome for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterShareGroupOffsetsResponseTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+, map key
-    # Id of the topic named in TopicName.
+    """Name of the topic the partitions in this entry belong to."""
     topic_id: UUID  # versions 0+
-    # Outcome for each partition of the topic.
+    """Id of the topic named in TopicName."""
     partitions: list[AlterShareGroupOffsetsResponsePartition]  # versions 0+
+    """Outcome for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[AlterShareGroupOffsetsResponsePartition] | None = None,
+        partitions: list[AlterShareGroupOffsetsResponsePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -134,24 +150,33 @@ class AlterShareGroupOffsetsResponse(GeneratedStruct):
     """Kafka's AlterShareGroupOffsetsResponse (response, apiKey 91), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "responses", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request, 0 if none; for example NON_EMPTY_GROUP while the group still has members, or GROUP_AUTHORIZATION_FAILED.',
+        "error_message": 'Text describing the request-wide failure for people, or null.',
+        "responses": 'Outcome for each topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterShareGroupOffsetsResponse"
     API_KEY: int | None = 91
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request, 0 if none; for example NON_EMPTY_GROUP while the group still has
-    # members, or GROUP_AUTHORIZATION_FAILED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Text describing the request-wide failure for people, or null.
+    """Error for the whole request, 0 if none; for example NON_EMPTY_GROUP while the group still
+    has members, or GROUP_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 0+, nullable
-    # Outcome for each topic of the request.
+    """Text describing the request-wide failure for people, or null."""
     responses: KeyedList[AlterShareGroupOffsetsResponseTopic]  # versions 0+
+    """Outcome for each topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -159,13 +184,15 @@ class AlterShareGroupOffsetsResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = None,
-        responses: list[AlterShareGroupOffsetsResponseTopic] | None = None,
+        responses: list[AlterShareGroupOffsetsResponseTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.responses = KeyedList() if responses is None else responses if type(responses) is KeyedList else KeyedList(responses)
+        self.responses = KeyedList() if responses is DEFAULT else responses if type(responses) is KeyedList or responses is None else KeyedList(responses)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -344,7 +371,7 @@ def _write_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsR
     try:
         field = "topic_name"
         if topic.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
         topic_name_utf8 = topic.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -356,7 +383,7 @@ def _write_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsR
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -535,7 +562,7 @@ def _write_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsRes
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which AlterShareGroupOffsetsResponse version 0 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:

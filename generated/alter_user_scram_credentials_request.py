@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_ScramCredentialUpsertion_mechanism_iterations = struct.Struct(">bi").pack
 class ScramCredentialDeletion(GeneratedStruct):
     """Credentials to delete, one per user and mechanism."""
 
-    __slots__ = ("name", "mechanism", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'User name whose credential is deleted.',
+        "mechanism": 'SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ScramCredentialDeletion"
     VALID_VERSIONS = (0, 0)
 
-    # User name whose credential is deleted.
     name: str  # versions 0+
-    # SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
+    """User name whose credential is deleted."""
     mechanism: int  # versions 0+
+    """SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class ScramCredentialDeletion(GeneratedStruct):
         mechanism: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.mechanism = mechanism
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,23 +80,31 @@ class ScramCredentialDeletion(GeneratedStruct):
 class ScramCredentialUpsertion(GeneratedStruct):
     """Credentials to create or replace, one per user and mechanism."""
 
-    __slots__ = ("name", "mechanism", "iterations", "salt", "salted_password", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'User name the credential belongs to.',
+        "mechanism": 'SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.',
+        "iterations": 'Hash iteration count used to derive SaltedPassword (the broker accepts 4096 to 16384).',
+        "salt": 'Random salt the client chose for this credential.',
+        "salted_password": "The password hashed with Salt and Iterations (SCRAM's SaltedPassword); the broker derives the stored and server keys from it.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ScramCredentialUpsertion"
     VALID_VERSIONS = (0, 0)
 
-    # User name the credential belongs to.
     name: str  # versions 0+
-    # SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
+    """User name the credential belongs to."""
     mechanism: int  # versions 0+
-    # Hash iteration count used to derive SaltedPassword (the broker accepts 4096 to 16384).
+    """SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512."""
     iterations: int  # versions 0+
-    # Random salt the client chose for this credential.
+    """Hash iteration count used to derive SaltedPassword (the broker accepts 4096 to 16384)."""
     salt: bytes  # versions 0+
-    # The password hashed with Salt and Iterations (SCRAM's SaltedPassword); the broker derives the
-    # stored and server keys from it.
+    """Random salt the client chose for this credential."""
     salted_password: bytes  # versions 0+
+    """The password hashed with Salt and Iterations (SCRAM's SaltedPassword); the broker derives
+    the stored and server keys from it."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -101,6 +116,8 @@ class ScramCredentialUpsertion(GeneratedStruct):
         salted_password: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.mechanism = mechanism
         self.iterations = iterations
@@ -138,29 +155,39 @@ class AlterUserScramCredentialsRequest(GeneratedStruct):
     """Kafka's AlterUserScramCredentialsRequest (request, apiKey 51), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("deletions", "upsertions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "deletions": 'Credentials to delete, one per user and mechanism.',
+        "upsertions": 'Credentials to create or replace, one per user and mechanism.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterUserScramCredentialsRequest"
     API_KEY: int | None = 51
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Credentials to delete, one per user and mechanism.
     deletions: list[ScramCredentialDeletion]  # versions 0+
-    # Credentials to create or replace, one per user and mechanism.
+    """Credentials to delete, one per user and mechanism."""
     upsertions: list[ScramCredentialUpsertion]  # versions 0+
+    """Credentials to create or replace, one per user and mechanism."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        deletions: list[ScramCredentialDeletion] | None = None,
-        upsertions: list[ScramCredentialUpsertion] | None = None,
+        deletions: list[ScramCredentialDeletion] = DEFAULT,
+        upsertions: list[ScramCredentialUpsertion] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.deletions = [] if deletions is None else deletions
-        self.upsertions = [] if upsertions is None else upsertions
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.deletions = [] if deletions is DEFAULT else deletions
+        self.upsertions = [] if upsertions is DEFAULT else upsertions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -223,7 +250,7 @@ def _write_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion, out: by
     try:
         field = "name"
         if deletion.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ScramCredentialDeletion version 0 does not allow (never nullable)")
         name_utf8 = deletion.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -294,7 +321,7 @@ def _write_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion, out:
     try:
         field = "name"
         if upsertion.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
         name_utf8 = upsertion.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -305,11 +332,11 @@ def _write_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion, out:
         out += _pack_ScramCredentialUpsertion_mechanism_iterations(upsertion.mechanism, upsertion.iterations)
         field = "salt"
         if upsertion.salt is None:
-            raise EncodeError("field salt is null but not nullable at this version")
+            raise EncodeError("field salt is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
         _w.write_compact_bytes(out, upsertion.salt)
         field = "salted_password"
         if upsertion.salted_password is None:
-            raise EncodeError("field salted_password is null but not nullable at this version")
+            raise EncodeError("field salted_password is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
         _w.write_compact_bytes(out, upsertion.salted_password)
         field = "(tagged fields)"
         if upsertion.unknown_tagged_fields:
@@ -455,7 +482,7 @@ def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredential
         field = "deletions[]"
         deletions_items = request.deletions
         if deletions_items is None:
-            raise EncodeError("field deletions is null but not nullable at this version")
+                raise EncodeError("field deletions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
         elif len(deletions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(deletions_items) + 1)
             for deletions_item in deletions_items:
@@ -467,7 +494,7 @@ def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredential
         field = "upsertions[]"
         upsertions_items = request.upsertions
         if upsertions_items is None:
-            raise EncodeError("field upsertions is null but not nullable at this version")
+                raise EncodeError("field upsertions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
         elif len(upsertions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(upsertions_items) + 1)
             for upsertions_item in upsertions_items:

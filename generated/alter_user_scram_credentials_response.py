@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,19 +28,25 @@ _pack_AlterUserScramCredentialsResponse_throttle_time_ms = struct.Struct(">i").p
 class AlterUserScramCredentialsResult(GeneratedStruct):
     """Outcome for each user named in the request."""
 
-    __slots__ = ("user", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "user": 'User name this outcome is for.',
+        "error_code": 'Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when deleting a missing credential, or UNACCEPTABLE_CREDENTIAL.',
+        "error_message": 'Text describing the failure for people, or null on success.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterUserScramCredentialsResult"
     VALID_VERSIONS = (0, 0)
 
-    # User name this outcome is for.
     user: str  # versions 0+
-    # Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when deleting a missing
-    # credential, or UNACCEPTABLE_CREDENTIAL.
+    """User name this outcome is for."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null on success.
+    """Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when deleting a
+    missing credential, or UNACCEPTABLE_CREDENTIAL."""
     error_message: str | None  # versions 0+, nullable
+    """Text describing the failure for people, or null on success."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +56,8 @@ class AlterUserScramCredentialsResult(GeneratedStruct):
         error_message: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.user = user
         self.error_code = error_code
         self.error_message = error_message
@@ -81,29 +89,38 @@ class AlterUserScramCredentialsResponse(GeneratedStruct):
     """Kafka's AlterUserScramCredentialsResponse (response, apiKey 51), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "results": 'Outcome for each user named in the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterUserScramCredentialsResponse"
     API_KEY: int | None = 51
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome for each user named in the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     results: list[AlterUserScramCredentialsResult]  # versions 0+
+    """Outcome for each user named in the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        results: list[AlterUserScramCredentialsResult] | None = None,
+        results: list[AlterUserScramCredentialsResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.results = [] if results is None else results
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -181,7 +198,7 @@ def _write_AlterUserScramCredentialsResult_v0(result: AlterUserScramCredentialsR
     try:
         field = "user"
         if result.user is None:
-            raise EncodeError("field user is null but not nullable at this version")
+            raise EncodeError("field user is null, which AlterUserScramCredentialsResult version 0 does not allow (never nullable)")
         user_utf8 = result.user.encode()
         if len(user_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(user_utf8) + 1)
@@ -304,7 +321,7 @@ def _write_AlterUserScramCredentialsResponse_v0(response: AlterUserScramCredenti
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which AlterUserScramCredentialsResponse version 0 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

@@ -15,26 +15,34 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ApiVersionsRequest(GeneratedStruct):
     """Kafka's ApiVersionsRequest (request, apiKey 18), versions 0-4, flexible versions 3+."""
 
-    __slots__ = ("client_software_name", "client_software_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "client_software_name": 'Name of the client library (for example apache-kafka-java), kept by the broker for client metrics (KIP-511); letters, digits, dots and dashes only.',
+        "client_software_version": 'Version of that client library, reported alongside ClientSoftwareName.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ApiVersionsRequest"
     API_KEY: int | None = 18
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Name of the client library (for example apache-kafka-java), kept by the broker for client
-    # metrics (KIP-511); letters, digits, dots and dashes only.
     client_software_name: str  # versions 3+, ignorable
-    # Version of that client library, reported alongside ClientSoftwareName.
+    """Name of the client library (for example apache-kafka-java), kept by the broker for client
+    metrics (KIP-511); letters, digits, dots and dashes only."""
     client_software_version: str  # versions 3+, ignorable
+    """Version of that client library, reported alongside ClientSoftwareName."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -43,6 +51,8 @@ class ApiVersionsRequest(GeneratedStruct):
         client_software_version: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.client_software_name = client_software_name
         self.client_software_version = client_software_version
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -146,7 +156,7 @@ def _write_ApiVersionsRequest_v3_4(request: ApiVersionsRequest, out: bytearray) 
     try:
         field = "client_software_name"
         if request.client_software_name is None:
-            raise EncodeError("field client_software_name is null but not nullable at this version")
+            raise EncodeError("field client_software_name is null, which ApiVersionsRequest versions 3-4 do not allow (never nullable)")
         client_software_name_utf8 = request.client_software_name.encode()
         if len(client_software_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_software_name_utf8) + 1)
@@ -155,7 +165,7 @@ def _write_ApiVersionsRequest_v3_4(request: ApiVersionsRequest, out: bytearray) 
             _w.write_compact_string(out, request.client_software_name)
         field = "client_software_version"
         if request.client_software_version is None:
-            raise EncodeError("field client_software_version is null but not nullable at this version")
+            raise EncodeError("field client_software_version is null, which ApiVersionsRequest versions 3-4 do not allow (never nullable)")
         client_software_version_utf8 = request.client_software_version.encode()
         if len(client_software_version_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_software_version_utf8) + 1)

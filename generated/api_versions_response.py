@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -40,18 +40,24 @@ _pack_ApiVersionsResponse_zk_migration_ready = struct.Struct(">?").pack
 class ApiVersion(GeneratedStruct):
     """Version range of every API the server implements."""
 
-    __slots__ = ("api_key", "min_version", "max_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "api_key": 'Numeric key of the API (0 Produce, 1 Fetch, ...).',
+        "min_version": 'Oldest version of the API the server accepts, inclusive.',
+        "max_version": 'Newest version of the API the server accepts, inclusive.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ApiVersion"
     VALID_VERSIONS = (0, 4)
 
-    # Numeric key of the API (0 Produce, 1 Fetch, ...).
     api_key: int  # versions 0+, map key
-    # Oldest version of the API the server accepts, inclusive.
+    """Numeric key of the API (0 Produce, 1 Fetch, ...)."""
     min_version: int  # versions 0+
-    # Newest version of the API the server accepts, inclusive.
+    """Oldest version of the API the server accepts, inclusive."""
     max_version: int  # versions 0+
+    """Newest version of the API the server accepts, inclusive."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -61,6 +67,8 @@ class ApiVersion(GeneratedStruct):
         max_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.api_key = api_key
         self.min_version = min_version
         self.max_version = max_version
@@ -91,18 +99,24 @@ class ApiVersion(GeneratedStruct):
 class SupportedFeatureKey(GeneratedStruct):
     """Feature ranges the server supports (before v4, features with minimum 0 are left out)."""
 
-    __slots__ = ("name", "min_version", "max_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Feature name, for example metadata.version or kraft.version.',
+        "min_version": 'Lowest level of the feature this node can run at.',
+        "max_version": 'Highest level of the feature this node can run at.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SupportedFeatureKey"
     VALID_VERSIONS = (3, 4)
 
-    # Feature name, for example metadata.version or kraft.version.
     name: str  # versions 3+, map key
-    # Lowest level of the feature this node can run at.
+    """Feature name, for example metadata.version or kraft.version."""
     min_version: int  # versions 3+
-    # Highest level of the feature this node can run at.
+    """Lowest level of the feature this node can run at."""
     max_version: int  # versions 3+
+    """Highest level of the feature this node can run at."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -112,6 +126,8 @@ class SupportedFeatureKey(GeneratedStruct):
         max_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.min_version = min_version
         self.max_version = max_version
@@ -142,18 +158,24 @@ class SupportedFeatureKey(GeneratedStruct):
 class FinalizedFeatureKey(GeneratedStruct):
     """Cluster-wide finalized feature levels; meaningful only when FinalizedFeaturesEpoch >= 0."""
 
-    __slots__ = ("name", "max_version_level", "min_version_level", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Feature name, for example metadata.version.',
+        "max_version_level": 'Level of the feature the cluster currently runs at.',
+        "min_version_level": 'Lowest level of the feature still finalized for the cluster.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FinalizedFeatureKey"
     VALID_VERSIONS = (3, 4)
 
-    # Feature name, for example metadata.version.
     name: str  # versions 3+, map key
-    # Level of the feature the cluster currently runs at.
+    """Feature name, for example metadata.version."""
     max_version_level: int  # versions 3+
-    # Lowest level of the feature still finalized for the cluster.
+    """Level of the feature the cluster currently runs at."""
     min_version_level: int  # versions 3+
+    """Lowest level of the feature still finalized for the cluster."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -163,6 +185,8 @@ class FinalizedFeatureKey(GeneratedStruct):
         min_version_level: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.max_version_level = max_version_level
         self.min_version_level = min_version_level
@@ -193,49 +217,63 @@ class FinalizedFeatureKey(GeneratedStruct):
 class ApiVersionsResponse(GeneratedStruct):
     """Kafka's ApiVersionsResponse (response, apiKey 18), versions 0-4, flexible versions 3+."""
 
-    __slots__ = ("error_code", "api_keys", "throttle_time_ms", "supported_features", "finalized_features_epoch", "finalized_features", "zk_migration_ready", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Error for the request, 0 if none; UNSUPPORTED_VERSION when the request version is too new, in which case ApiKeys still says which ApiVersions versions work.',
+        "api_keys": 'Version range of every API the server implements.',
+        "throttle_time_ms": 'Milliseconds the response was delayed by a quota, 0 when not throttled.',
+        "supported_features": 'Feature ranges the server supports (before v4, features with minimum 0 are left out).',
+        "finalized_features_epoch": 'Epoch of the finalized feature information; -1 when unknown.',
+        "finalized_features": 'Cluster-wide finalized feature levels; meaningful only when FinalizedFeaturesEpoch >= 0.',
+        "zk_migration_ready": 'Set by a KRaft controller whose ZooKeeper-migration configuration is complete.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ApiVersionsResponse"
     API_KEY: int | None = 18
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Error for the request, 0 if none; UNSUPPORTED_VERSION when the request version is too new, in
-    # which case ApiKeys still says which ApiVersions versions work.
     error_code: int  # versions 0+
-    # Version range of every API the server implements.
+    """Error for the request, 0 if none; UNSUPPORTED_VERSION when the request version is too new,
+    in which case ApiKeys still says which ApiVersions versions work."""
     api_keys: KeyedList[ApiVersion]  # versions 0+
-    # Milliseconds the response was delayed by a quota, 0 when not throttled.
+    """Version range of every API the server implements."""
     throttle_time_ms: int  # versions 1+, ignorable
-    # Feature ranges the server supports (before v4, features with minimum 0 are left out).
+    """Milliseconds the response was delayed by a quota, 0 when not throttled."""
     supported_features: KeyedList[SupportedFeatureKey]  # versions 3+, tag 0, ignorable
-    # Epoch of the finalized feature information; -1 when unknown.
+    """Feature ranges the server supports (before v4, features with minimum 0 are left out)."""
     finalized_features_epoch: int  # versions 3+, tag 1, ignorable
-    # Cluster-wide finalized feature levels; meaningful only when FinalizedFeaturesEpoch >= 0.
+    """Epoch of the finalized feature information; -1 when unknown."""
     finalized_features: KeyedList[FinalizedFeatureKey]  # versions 3+, tag 2, ignorable
-    # Set by a KRaft controller whose ZooKeeper-migration configuration is complete.
+    """Cluster-wide finalized feature levels; meaningful only when FinalizedFeaturesEpoch >= 0."""
     zk_migration_ready: bool  # versions 3+, tag 3, ignorable
+    """Set by a KRaft controller whose ZooKeeper-migration configuration is complete."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
-        api_keys: list[ApiVersion] | None = None,
+        api_keys: list[ApiVersion] = DEFAULT,
         throttle_time_ms: int = 0,
-        supported_features: list[SupportedFeatureKey] | None = None,
+        supported_features: list[SupportedFeatureKey] = DEFAULT,
         finalized_features_epoch: int = -1,
-        finalized_features: list[FinalizedFeatureKey] | None = None,
+        finalized_features: list[FinalizedFeatureKey] = DEFAULT,
         zk_migration_ready: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
-        self.api_keys = KeyedList() if api_keys is None else api_keys if type(api_keys) is KeyedList else KeyedList(api_keys)
+        self.api_keys = KeyedList() if api_keys is DEFAULT else api_keys if type(api_keys) is KeyedList or api_keys is None else KeyedList(api_keys)
         self.throttle_time_ms = throttle_time_ms
-        self.supported_features = KeyedList() if supported_features is None else supported_features if type(supported_features) is KeyedList else KeyedList(supported_features)
+        self.supported_features = KeyedList() if supported_features is DEFAULT else supported_features if type(supported_features) is KeyedList or supported_features is None else KeyedList(supported_features)
         self.finalized_features_epoch = finalized_features_epoch
-        self.finalized_features = KeyedList() if finalized_features is None else finalized_features if type(finalized_features) is KeyedList else KeyedList(finalized_features)
+        self.finalized_features = KeyedList() if finalized_features is DEFAULT else finalized_features if type(finalized_features) is KeyedList or finalized_features is None else KeyedList(finalized_features)
         self.zk_migration_ready = zk_migration_ready
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -385,7 +423,7 @@ def _write_SupportedFeatureKey_v3_4(key: SupportedFeatureKey, out: bytearray) ->
     try:
         field = "name"
         if key.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which SupportedFeatureKey versions 3-4 do not allow (never nullable)")
         name_utf8 = key.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -452,7 +490,7 @@ def _write_FinalizedFeatureKey_v3_4(key: FinalizedFeatureKey, out: bytearray) ->
     try:
         field = "name"
         if key.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which FinalizedFeatureKey versions 3-4 do not allow (never nullable)")
         name_utf8 = key.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -534,7 +572,7 @@ def _write_ApiVersionsResponse_v0(response: ApiVersionsResponse, out: bytearray)
         field = "api_keys[]"
         api_keys_items = response.api_keys
         if api_keys_items is None:
-            raise EncodeError("field api_keys is null but not nullable at this version")
+                raise EncodeError("field api_keys is null, which ApiVersionsResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(api_keys_items), False)
             for api_keys_item in api_keys_items:
@@ -611,7 +649,7 @@ def _write_ApiVersionsResponse_v1_2(response: ApiVersionsResponse, out: bytearra
         field = "api_keys[]"
         api_keys_items = response.api_keys
         if api_keys_items is None:
-            raise EncodeError("field api_keys is null but not nullable at this version")
+                raise EncodeError("field api_keys is null, which ApiVersionsResponse versions 1-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(api_keys_items), False)
             for api_keys_item in api_keys_items:
@@ -829,7 +867,7 @@ def _write_ApiVersionsResponse_v3_4(response: ApiVersionsResponse, out: bytearra
         field = "api_keys[]"
         api_keys_items = response.api_keys
         if api_keys_items is None:
-            raise EncodeError("field api_keys is null but not nullable at this version")
+                raise EncodeError("field api_keys is null, which ApiVersionsResponse versions 3-4 do not allow (never nullable)")
         elif len(api_keys_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(api_keys_items) + 1)
             for api_keys_item in api_keys_items:
@@ -847,7 +885,7 @@ def _write_ApiVersionsResponse_v3_4(response: ApiVersionsResponse, out: bytearra
             field = "supported_features[]"
             supported_features_items = response.supported_features
             if supported_features_items is None:
-                raise EncodeError("field supported_features is null but not nullable at this version")
+                    raise EncodeError("field supported_features is null, which ApiVersionsResponse versions 3-4 do not allow (never nullable)")
             elif len(supported_features_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(supported_features_items) + 1)
                 for supported_features_item in supported_features_items:
@@ -867,7 +905,7 @@ def _write_ApiVersionsResponse_v3_4(response: ApiVersionsResponse, out: bytearra
             field = "finalized_features[]"
             finalized_features_items = response.finalized_features
             if finalized_features_items is None:
-                raise EncodeError("field finalized_features is null but not nullable at this version")
+                    raise EncodeError("field finalized_features is null, which ApiVersionsResponse versions 3-4 do not allow (never nullable)")
             elif len(finalized_features_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(finalized_features_items) + 1)
                 for finalized_features_item in finalized_features_items:

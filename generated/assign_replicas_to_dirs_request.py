@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,14 +32,18 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Partitions of the topic whose replica is in this directory."""
 
-    __slots__ = ("partition_index", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
+    """Index of the partition within the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -47,6 +51,8 @@ class PartitionData(GeneratedStruct):
         partition_index: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -71,26 +77,33 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Topics with replicas in this directory."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of the topic whose replica is in this directory.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions of the topic whose replica is in this directory.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionData]  # versions 0+
+    """Partitions of the topic whose replica is in this directory."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -116,26 +129,33 @@ class TopicData(GeneratedStruct):
 class DirectoryData(GeneratedStruct):
     """Log directories, each with the replicas it now holds."""
 
-    __slots__ = ("id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "id": "Directory id (a uuid from the directory's meta.properties) of the log directory.",
+        "topics": 'Topics with replicas in this directory.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DirectoryData"
     VALID_VERSIONS = (0, 0)
 
-    # Directory id (a uuid from the directory's meta.properties) of the log directory.
     id: UUID  # versions 0+
-    # Topics with replicas in this directory.
+    """Directory id (a uuid from the directory's meta.properties) of the log directory."""
     topics: list[TopicData]  # versions 0+
+    """Topics with replicas in this directory."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         id: UUID = _ZERO_UUID,
-        topics: list[TopicData] | None = None,
+        topics: list[TopicData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.id = id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -161,34 +181,45 @@ class DirectoryData(GeneratedStruct):
 class AssignReplicasToDirsRequest(GeneratedStruct):
     """Kafka's AssignReplicasToDirsRequest (request, apiKey 73), versions 0, flexible versions 0+."""
 
-    __slots__ = ("broker_id", "broker_epoch", "directories", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Node id of the broker whose replicas moved or were placed.',
+        "broker_epoch": 'Registration epoch of the sending broker; the controller rejects a stale one (-1 when not known).',
+        "directories": 'Log directories, each with the replicas it now holds.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AssignReplicasToDirsRequest"
     API_KEY: int | None = 73
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller"})
 
-    # Node id of the broker whose replicas moved or were placed.
     broker_id: int  # versions 0+
-    # Registration epoch of the sending broker; the controller rejects a stale one (-1 when not
-    # known).
+    """Node id of the broker whose replicas moved or were placed."""
     broker_epoch: int  # versions 0+
-    # Log directories, each with the replicas it now holds.
+    """Registration epoch of the sending broker; the controller rejects a stale one (-1 when not
+    known)."""
     directories: list[DirectoryData]  # versions 0+
+    """Log directories, each with the replicas it now holds."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         broker_id: int = 0,
         broker_epoch: int = -1,
-        directories: list[DirectoryData] | None = None,
+        directories: list[DirectoryData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
-        self.directories = [] if directories is None else directories
+        self.directories = [] if directories is DEFAULT else directories
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -318,7 +349,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -447,7 +478,7 @@ def _write_DirectoryData_v0(data: DirectoryData, out: bytearray) -> None:
         field = "topics[]"
         topics_items = data.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DirectoryData version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -611,7 +642,7 @@ def _write_AssignReplicasToDirsRequest_v0(request: AssignReplicasToDirsRequest, 
         field = "directories[]"
         directories_items = request.directories
         if directories_items is None:
-            raise EncodeError("field directories is null but not nullable at this version")
+                raise EncodeError("field directories is null, which AssignReplicasToDirsRequest version 0 does not allow (never nullable)")
         elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(directories_items) + 1)
             for directories_item in directories_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,16 +32,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": "Outcome for this replica's assignment, 0 on success; for example UNKNOWN_TOPIC_ID.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this replica's assignment, 0 on success; for example UNKNOWN_TOPIC_ID.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
+    """Outcome for this replica's assignment, 0 on success; for example UNKNOWN_TOPIC_ID."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +55,8 @@ class PartitionData(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -77,26 +84,33 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Results by topic for this directory."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Result for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Result for each partition of the topic.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionData]  # versions 0+
+    """Result for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -122,26 +136,33 @@ class TopicData(GeneratedStruct):
 class DirectoryData(GeneratedStruct):
     """Results by log directory, as in the request."""
 
-    __slots__ = ("id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "id": 'Directory id of the log directory.',
+        "topics": 'Results by topic for this directory.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DirectoryData"
     VALID_VERSIONS = (0, 0)
 
-    # Directory id of the log directory.
     id: UUID  # versions 0+
-    # Results by topic for this directory.
+    """Directory id of the log directory."""
     topics: list[TopicData]  # versions 0+
+    """Results by topic for this directory."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         id: UUID = _ZERO_UUID,
-        topics: list[TopicData] | None = None,
+        topics: list[TopicData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.id = id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -168,33 +189,43 @@ class AssignReplicasToDirsResponse(GeneratedStruct):
     """Kafka's AssignReplicasToDirsResponse (response, apiKey 73), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "directories", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request, 0 if none; for example NOT_CONTROLLER or STALE_BROKER_EPOCH.',
+        "directories": 'Results by log directory, as in the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AssignReplicasToDirsResponse"
     API_KEY: int | None = 73
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request, 0 if none; for example NOT_CONTROLLER or STALE_BROKER_EPOCH.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Results by log directory, as in the request.
+    """Error for the whole request, 0 if none; for example NOT_CONTROLLER or STALE_BROKER_EPOCH."""
     directories: list[DirectoryData]  # versions 0+
+    """Results by log directory, as in the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        directories: list[DirectoryData] | None = None,
+        directories: list[DirectoryData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.directories = [] if directories is None else directories
+        self.directories = [] if directories is DEFAULT else directories
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -324,7 +355,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -453,7 +484,7 @@ def _write_DirectoryData_v0(data: DirectoryData, out: bytearray) -> None:
         field = "topics[]"
         topics_items = data.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DirectoryData version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -617,7 +648,7 @@ def _write_AssignReplicasToDirsResponse_v0(response: AssignReplicasToDirsRespons
         field = "directories[]"
         directories_items = response.directories
         if directories_items is None:
-            raise EncodeError("field directories is null but not nullable at this version")
+                raise EncodeError("field directories is null, which AssignReplicasToDirsResponse version 0 does not allow (never nullable)")
         elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(directories_items) + 1)
             for directories_item in directories_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -37,20 +37,27 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Partitions of the topic the leadership is announced for."""
 
-    __slots__ = ("partition_index", "voter_directory_id", "leader_id", "leader_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "voter_directory_id": 'Directory id of the receiving voter, telling apart incarnations with the same replica id.',
+        "leader_id": 'Replica id of the voter that won the election.',
+        "leader_epoch": 'Epoch the new leader was elected in.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Directory id of the receiving voter, telling apart incarnations with the same replica id.
+    """Index of the partition within the topic."""
     voter_directory_id: UUID  # versions 1+, ignorable
-    # Replica id of the voter that won the election.
+    """Directory id of the receiving voter, telling apart incarnations with the same replica id."""
     leader_id: int  # versions 0+
-    # Epoch the new leader was elected in.
+    """Replica id of the voter that won the election."""
     leader_epoch: int  # versions 0+
+    """Epoch the new leader was elected in."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -61,6 +68,8 @@ class PartitionData(GeneratedStruct):
         leader_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.voter_directory_id = voter_directory_id
         self.leader_id = leader_id
@@ -94,26 +103,33 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Raft topics the leadership is announced for (in practice only __cluster_metadata)."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the Raft topic.',
+        "partitions": 'Partitions of the topic the leadership is announced for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the Raft topic.
     topic_name: str  # versions 0+
-    # Partitions of the topic the leadership is announced for.
+    """Name of the Raft topic."""
     partitions: list[PartitionData]  # versions 0+
+    """Partitions of the topic the leadership is announced for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -139,18 +155,24 @@ class TopicData(GeneratedStruct):
 class LeaderEndpoint(GeneratedStruct):
     """Endpoints on which the new leader can be reached, one per listener name."""
 
-    __slots__ = ("name", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": "Listener name of the leader's endpoint.",
+        "host": 'Host name or IP address of the leader on that listener.',
+        "port": 'TCP port of the leader on that listener.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderEndpoint"
     VALID_VERSIONS = (1, 1)
 
-    # Listener name of the leader's endpoint.
     name: str  # versions 1+, map key
-    # Host name or IP address of the leader on that listener.
+    """Listener name of the leader's endpoint."""
     host: str  # versions 1+
-    # TCP port of the leader on that listener.
+    """Host name or IP address of the leader on that listener."""
     port: int  # versions 1+
+    """TCP port of the leader on that listener."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -160,6 +182,8 @@ class LeaderEndpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -190,38 +214,50 @@ class LeaderEndpoint(GeneratedStruct):
 class BeginQuorumEpochRequest(GeneratedStruct):
     """Kafka's BeginQuorumEpochRequest (request, apiKey 53), versions 0-1, flexible versions 1+."""
 
-    __slots__ = ("cluster_id", "voter_id", "topics", "leader_endpoints", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "cluster_id": 'Cluster id of the sender, or null; a receiver in another cluster refuses the request.',
+        "voter_id": 'Replica id of the voter the request is meant for (-1 when not known); a misdirected request is refused.',
+        "topics": 'Raft topics the leadership is announced for (in practice only __cluster_metadata).',
+        "leader_endpoints": 'Endpoints on which the new leader can be reached, one per listener name.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BeginQuorumEpochRequest"
     API_KEY: int | None = 53
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller"})
 
-    # Cluster id of the sender, or null; a receiver in another cluster refuses the request.
     cluster_id: str | None  # versions 0+, nullable
-    # Replica id of the voter the request is meant for (-1 when not known); a misdirected request is
-    # refused.
+    """Cluster id of the sender, or null; a receiver in another cluster refuses the request."""
     voter_id: int  # versions 1+, ignorable
-    # Raft topics the leadership is announced for (in practice only __cluster_metadata).
+    """Replica id of the voter the request is meant for (-1 when not known); a misdirected
+    request is refused."""
     topics: list[TopicData]  # versions 0+
-    # Endpoints on which the new leader can be reached, one per listener name.
+    """Raft topics the leadership is announced for (in practice only __cluster_metadata)."""
     leader_endpoints: KeyedList[LeaderEndpoint]  # versions 1+, ignorable
+    """Endpoints on which the new leader can be reached, one per listener name."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         cluster_id: str | None = None,
         voter_id: int = -1,
-        topics: list[TopicData] | None = None,
-        leader_endpoints: list[LeaderEndpoint] | None = None,
+        topics: list[TopicData] = DEFAULT,
+        leader_endpoints: list[LeaderEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.cluster_id = cluster_id
         self.voter_id = voter_id
-        self.topics = [] if topics is None else topics
-        self.leader_endpoints = KeyedList() if leader_endpoints is None else leader_endpoints if type(leader_endpoints) is KeyedList else KeyedList(leader_endpoints)
+        self.topics = [] if topics is DEFAULT else topics
+        self.leader_endpoints = KeyedList() if leader_endpoints is DEFAULT else leader_endpoints if type(leader_endpoints) is KeyedList or leader_endpoints is None else KeyedList(leader_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -382,12 +418,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
         _w.write_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -485,7 +521,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -495,7 +531,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -581,7 +617,7 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
     try:
         field = "name"
         if endpoint.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which LeaderEndpoint version 1 does not allow (never nullable)")
         name_utf8 = endpoint.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -590,7 +626,7 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
             _w.write_compact_string(out, endpoint.name)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which LeaderEndpoint version 1 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -691,7 +727,7 @@ def _write_BeginQuorumEpochRequest_v0(request: BeginQuorumEpochRequest, out: byt
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which BeginQuorumEpochRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -903,7 +939,7 @@ def _write_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest, out: byt
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -915,7 +951,7 @@ def _write_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest, out: byt
         field = "leader_endpoints[]"
         leader_endpoints_items = request.leader_endpoints
         if leader_endpoints_items is None:
-            raise EncodeError("field leader_endpoints is null but not nullable at this version")
+                raise EncodeError("field leader_endpoints is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
         elif len(leader_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(leader_endpoints_items) + 1)
             for leader_endpoints_item in leader_endpoints_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -34,21 +34,28 @@ _pack_BeginQuorumEpochResponse_error_code = struct.Struct(">h").pack
 class PartitionData(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = ("partition_index", "error_code", "leader_id", "leader_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH when the voter knows a newer epoch.',
+        "leader_id": 'Replica id of the leader the voter knows of, or -1 when it knows none.',
+        "leader_epoch": 'Newest leader epoch the voter knows of.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH when the voter knows
-    # a newer epoch.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Replica id of the leader the voter knows of, or -1 when it knows none.
+    """Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH when the voter
+    knows a newer epoch."""
     leader_id: int  # versions 0+
-    # Newest leader epoch the voter knows of.
+    """Replica id of the leader the voter knows of, or -1 when it knows none."""
     leader_epoch: int  # versions 0+
+    """Newest leader epoch the voter knows of."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -59,6 +66,8 @@ class PartitionData(GeneratedStruct):
         leader_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.leader_id = leader_id
@@ -92,26 +101,33 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Results by Raft topic (in practice only __cluster_metadata)."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the Raft topic.',
+        "partitions": 'Result for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the Raft topic.
     topic_name: str  # versions 0+
-    # Result for each partition of the topic.
+    """Name of the Raft topic."""
     partitions: list[PartitionData]  # versions 0+
+    """Result for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -138,18 +154,24 @@ class NodeEndpoint(GeneratedStruct):
     """Endpoints of the leaders named in the partition results, so the sender can reach a leader it
     did not know."""
 
-    __slots__ = ("node_id", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "node_id": 'Replica id of the node these endpoints belong to.',
+        "host": 'Host name or IP address of the node.',
+        "port": 'TCP port of the node.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (1, 1)
 
-    # Replica id of the node these endpoints belong to.
     node_id: int  # versions 1+, map key
-    # Host name or IP address of the node.
+    """Replica id of the node these endpoints belong to."""
     host: str  # versions 1+
-    # TCP port of the node.
+    """Host name or IP address of the node."""
     port: int  # versions 1+
+    """TCP port of the node."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -159,6 +181,8 @@ class NodeEndpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.node_id = node_id
         self.host = host
         self.port = port
@@ -189,34 +213,44 @@ class NodeEndpoint(GeneratedStruct):
 class BeginQuorumEpochResponse(GeneratedStruct):
     """Kafka's BeginQuorumEpochResponse (response, apiKey 53), versions 0-1, flexible versions 1+."""
 
-    __slots__ = ("error_code", "topics", "node_endpoints", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.',
+        "topics": 'Results by Raft topic (in practice only __cluster_metadata).',
+        "node_endpoints": 'Endpoints of the leaders named in the partition results, so the sender can reach a leader it did not know.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BeginQuorumEpochResponse"
     API_KEY: int | None = 53
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.
     error_code: int  # versions 0+
-    # Results by Raft topic (in practice only __cluster_metadata).
+    """Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID."""
     topics: list[TopicData]  # versions 0+
-    # Endpoints of the leaders named in the partition results, so the sender can reach a leader it
-    # did not know.
+    """Results by Raft topic (in practice only __cluster_metadata)."""
     node_endpoints: KeyedList[NodeEndpoint]  # versions 1+, tag 0
+    """Endpoints of the leaders named in the partition results, so the sender can reach a leader
+    it did not know."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
-        topics: list[TopicData] | None = None,
-        node_endpoints: list[NodeEndpoint] | None = None,
+        topics: list[TopicData] = DEFAULT,
+        node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
-        self.topics = [] if topics is None else topics
-        self.node_endpoints = KeyedList() if node_endpoints is None else node_endpoints if type(node_endpoints) is KeyedList else KeyedList(node_endpoints)
+        self.topics = [] if topics is DEFAULT else topics
+        self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -365,12 +399,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
         _w.write_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -459,7 +493,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -469,7 +503,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -548,7 +582,7 @@ def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which NodeEndpoint version 1 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -651,7 +685,7 @@ def _write_BeginQuorumEpochResponse_v0(response: BeginQuorumEpochResponse, out: 
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which BeginQuorumEpochResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -847,7 +881,7 @@ def _write_BeginQuorumEpochResponse_v1(response: BeginQuorumEpochResponse, out: 
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which BeginQuorumEpochResponse version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -863,7 +897,7 @@ def _write_BeginQuorumEpochResponse_v1(response: BeginQuorumEpochResponse, out: 
             field = "node_endpoints[]"
             node_endpoints_items = response.node_endpoints
             if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null but not nullable at this version")
+                    raise EncodeError("field node_endpoints is null, which BeginQuorumEpochResponse version 1 does not allow (never nullable)")
             elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(node_endpoints_items) + 1)
                 for node_endpoints_item in node_endpoints_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,34 +26,47 @@ _pack_BrokerHeartbeatRequest_broker_id_to_want_shut_down = struct.Struct(">iqq??
 class BrokerHeartbeatRequest(GeneratedStruct):
     """Kafka's BrokerHeartbeatRequest (request, apiKey 63), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("broker_id", "broker_epoch", "current_metadata_offset", "want_fence", "want_shut_down", "offline_log_dirs", "cordoned_log_dirs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Node id of the broker sending the heartbeat.',
+        "broker_epoch": "Epoch the controller gave this broker's registration; a stale epoch is refused (-1 when not known).",
+        "current_metadata_offset": 'Highest offset of the metadata log the broker has applied; the controller unfences it once this catches up.',
+        "want_fence": 'True while the broker wants to stay (or become) fenced, for example before it has caught up with the metadata log.',
+        "want_shut_down": 'True when the broker asks for a controlled shutdown; the controller moves its leaderships away first.',
+        "offline_log_dirs": "Directory ids of the broker's log directories that have failed; their replicas need new leaders (KIP-858).",
+        "cordoned_log_dirs": 'Log directories the broker has cordoned (no new replicas); null until it reaches RECOVERY.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BrokerHeartbeatRequest"
     API_KEY: int | None = 63
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller"})
 
-    # Node id of the broker sending the heartbeat.
     broker_id: int  # versions 0+
-    # Epoch the controller gave this broker's registration; a stale epoch is refused (-1 when not
-    # known).
+    """Node id of the broker sending the heartbeat."""
     broker_epoch: int  # versions 0+
-    # Highest offset of the metadata log the broker has applied; the controller unfences it once
-    # this catches up.
+    """Epoch the controller gave this broker's registration; a stale epoch is refused (-1 when
+    not known)."""
     current_metadata_offset: int  # versions 0+
-    # True while the broker wants to stay (or become) fenced, for example before it has caught up
-    # with the metadata log.
+    """Highest offset of the metadata log the broker has applied; the controller unfences it once
+    this catches up."""
     want_fence: bool  # versions 0+
-    # True when the broker asks for a controlled shutdown; the controller moves its leaderships away
-    # first.
+    """True while the broker wants to stay (or become) fenced, for example before it has caught
+    up with the metadata log."""
     want_shut_down: bool  # versions 0+
-    # Directory ids of the broker's log directories that have failed; their replicas need new
-    # leaders (KIP-858).
+    """True when the broker asks for a controlled shutdown; the controller moves its leaderships
+    away first."""
     offline_log_dirs: list[UUID]  # versions 1+, tag 0
-    # Log directories the broker has cordoned (no new replicas); null until it reaches RECOVERY.
+    """Directory ids of the broker's log directories that have failed; their replicas need new
+    leaders (KIP-858)."""
     cordoned_log_dirs: list[UUID] | None  # versions 2+, nullable, tag 1
+    """Log directories the broker has cordoned (no new replicas); null until it reaches RECOVERY."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -63,16 +76,18 @@ class BrokerHeartbeatRequest(GeneratedStruct):
         current_metadata_offset: int = 0,
         want_fence: bool = False,
         want_shut_down: bool = False,
-        offline_log_dirs: list[UUID] | None = None,
+        offline_log_dirs: list[UUID] = DEFAULT,
         cordoned_log_dirs: list[UUID] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.current_metadata_offset = current_metadata_offset
         self.want_fence = want_fence
         self.want_shut_down = want_shut_down
-        self.offline_log_dirs = [] if offline_log_dirs is None else offline_log_dirs
+        self.offline_log_dirs = [] if offline_log_dirs is DEFAULT else offline_log_dirs
         self.cordoned_log_dirs = cordoned_log_dirs
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -233,7 +248,7 @@ def _write_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest, out: bytea
             field = "offline_log_dirs"
             offline_log_dirs_items = request.offline_log_dirs
             if offline_log_dirs_items is None:
-                raise EncodeError("field offline_log_dirs is null but not nullable at this version")
+                    raise EncodeError("field offline_log_dirs is null, which BrokerHeartbeatRequest version 1 does not allow (never nullable)")
             elif len(offline_log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(offline_log_dirs_items) + 1)
                 for offline_log_dirs_item in offline_log_dirs_items:
@@ -369,7 +384,7 @@ def _write_BrokerHeartbeatRequest_v2(request: BrokerHeartbeatRequest, out: bytea
             field = "offline_log_dirs"
             offline_log_dirs_items = request.offline_log_dirs
             if offline_log_dirs_items is None:
-                raise EncodeError("field offline_log_dirs is null but not nullable at this version")
+                    raise EncodeError("field offline_log_dirs is null, which BrokerHeartbeatRequest version 2 does not allow (never nullable)")
             elif len(offline_log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(offline_log_dirs_items) + 1)
                 for offline_log_dirs_item in offline_log_dirs_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,27 +26,37 @@ _pack_BrokerHeartbeatResponse_throttle_time_ms_to_should_shut_down = struct.Stru
 class BrokerHeartbeatResponse(GeneratedStruct):
     """Kafka's BrokerHeartbeatResponse (response, apiKey 63), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "is_caught_up", "is_fenced", "should_shut_down", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": "Outcome, 0 on success; for example STALE_BROKER_EPOCH after the broker's registration was replaced, or NOT_CONTROLLER.",
+        "is_caught_up": "True once the broker's metadata offset is close enough to the controller's to be unfenced.",
+        "is_fenced": 'True while the broker is fenced (may not lead or serve partitions).',
+        "should_shut_down": "True when the controller has moved the broker's leaderships away and the broker may finish shutting down.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BrokerHeartbeatResponse"
     API_KEY: int | None = 63
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example STALE_BROKER_EPOCH after the broker's registration was
-    # replaced, or NOT_CONTROLLER.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # True once the broker's metadata offset is close enough to the controller's to be unfenced.
+    """Outcome, 0 on success; for example STALE_BROKER_EPOCH after the broker's registration was
+    replaced, or NOT_CONTROLLER."""
     is_caught_up: bool  # versions 0+
-    # True while the broker is fenced (may not lead or serve partitions).
+    """True once the broker's metadata offset is close enough to the controller's to be unfenced."""
     is_fenced: bool  # versions 0+
-    # True when the controller has moved the broker's leaderships away and the broker may finish
-    # shutting down.
+    """True while the broker is fenced (may not lead or serve partitions)."""
     should_shut_down: bool  # versions 0+
+    """True when the controller has moved the broker's leaderships away and the broker may finish
+    shutting down."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -58,6 +68,8 @@ class BrokerHeartbeatResponse(GeneratedStruct):
         should_shut_down: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.is_caught_up = is_caught_up

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,26 +31,36 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
     """Kafka's BrokerRegistrationChangeRecord (metadata, apiKey 17), versions 0-2, flexible
     versions 0+."""
 
-    __slots__ = ("broker_id", "broker_epoch", "fenced", "in_controlled_shutdown", "log_dirs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Id of the broker whose registration changed.',
+        "broker_epoch": 'Epoch the controller handed to this broker registration.',
+        "fenced": '1 when the broker became fenced, -1 when it became unfenced, 0 when unchanged.',
+        "in_controlled_shutdown": '1 when the broker entered controlled shutdown, 0 when unchanged.',
+        "log_dirs": "Directory ids of the broker's log directories that are currently usable; replicas in other directories are offline.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BrokerRegistrationChangeRecord"
     API_KEY: int | None = 17
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the broker whose registration changed.
     broker_id: int  # versions 0+
-    # Epoch the controller handed to this broker registration.
+    """Id of the broker whose registration changed."""
     broker_epoch: int  # versions 0+
-    # 1 when the broker became fenced, -1 when it became unfenced, 0 when unchanged.
+    """Epoch the controller handed to this broker registration."""
     fenced: int  # versions 0+, tag 0
-    # 1 when the broker entered controlled shutdown, 0 when unchanged.
+    """1 when the broker became fenced, -1 when it became unfenced, 0 when unchanged."""
     in_controlled_shutdown: int  # versions 1+, tag 1
-    # Directory ids of the broker's log directories that are currently usable; replicas in other
-    # directories are offline.
+    """1 when the broker entered controlled shutdown, 0 when unchanged."""
     log_dirs: list[UUID]  # versions 2+, tag 2
+    """Directory ids of the broker's log directories that are currently usable; replicas in other
+    directories are offline."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -59,14 +69,16 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
         broker_epoch: int = 0,
         fenced: int = 0,
         in_controlled_shutdown: int = 0,
-        log_dirs: list[UUID] | None = None,
+        log_dirs: list[UUID] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.fenced = fenced
         self.in_controlled_shutdown = in_controlled_shutdown
-        self.log_dirs = [] if log_dirs is None else log_dirs
+        self.log_dirs = [] if log_dirs is DEFAULT else log_dirs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -376,7 +388,7 @@ def _write_BrokerRegistrationChangeRecord_v2(record: BrokerRegistrationChangeRec
             field = "log_dirs"
             log_dirs_items = record.log_dirs
             if log_dirs_items is None:
-                raise EncodeError("field log_dirs is null but not nullable at this version")
+                    raise EncodeError("field log_dirs is null, which BrokerRegistrationChangeRecord version 2 does not allow (never nullable)")
             elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(log_dirs_items) + 1)
                 for log_dirs_item in log_dirs_items:

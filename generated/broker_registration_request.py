@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -37,20 +37,27 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Listener(GeneratedStruct):
     """Endpoints the broker accepts clients and other brokers on, one per listener name."""
 
-    __slots__ = ("name", "host", "port", "security_protocol", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Listener name of the endpoint (for example PLAINTEXT or INTERNAL).',
+        "host": 'Host name or IP address other nodes use to reach the broker on this listener.',
+        "port": 'TCP port of the listener.',
+        "security_protocol": 'Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Listener"
     VALID_VERSIONS = (0, 5)
 
-    # Listener name of the endpoint (for example PLAINTEXT or INTERNAL).
     name: str  # versions 0+, map key
-    # Host name or IP address other nodes use to reach the broker on this listener.
+    """Listener name of the endpoint (for example PLAINTEXT or INTERNAL)."""
     host: str  # versions 0+
-    # TCP port of the listener.
+    """Host name or IP address other nodes use to reach the broker on this listener."""
     port: int  # versions 0+
-    # Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
+    """TCP port of the listener."""
     security_protocol: int  # versions 0+
+    """Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -61,6 +68,8 @@ class Listener(GeneratedStruct):
         security_protocol: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -94,19 +103,25 @@ class Listener(GeneratedStruct):
 class Feature(GeneratedStruct):
     """Feature ranges the broker supports (before v4, ranges with minimum 0 are left out)."""
 
-    __slots__ = ("name", "min_supported_version", "max_supported_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Feature name, for example metadata.version.',
+        "min_supported_version": 'Lowest level of the feature the broker can run at.',
+        "max_supported_version": 'Highest level of the feature the broker can run at; the controller refuses a broker that cannot run at the finalized level.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Feature"
     VALID_VERSIONS = (0, 5)
 
-    # Feature name, for example metadata.version.
     name: str  # versions 0+, map key
-    # Lowest level of the feature the broker can run at.
+    """Feature name, for example metadata.version."""
     min_supported_version: int  # versions 0+
-    # Highest level of the feature the broker can run at; the controller refuses a broker that
-    # cannot run at the finalized level.
+    """Lowest level of the feature the broker can run at."""
     max_supported_version: int  # versions 0+
+    """Highest level of the feature the broker can run at; the controller refuses a broker that
+    cannot run at the finalized level."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -116,6 +131,8 @@ class Feature(GeneratedStruct):
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
@@ -146,37 +163,53 @@ class Feature(GeneratedStruct):
 class BrokerRegistrationRequest(GeneratedStruct):
     """Kafka's BrokerRegistrationRequest (request, apiKey 62), versions 0-5, flexible versions 0+."""
 
-    __slots__ = ("broker_id", "cluster_id", "incarnation_id", "listeners", "features", "rack", "is_migrating_zk_broker", "log_dirs", "previous_broker_epoch", "cordoned_log_dirs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Id of the registering broker.',
+        "cluster_id": 'Cluster id the broker believes it belongs to.',
+        "incarnation_id": 'Random uuid the broker picks each time it starts; tells a restart apart from a second process with the same broker id.',
+        "listeners": 'Endpoints the broker accepts clients and other brokers on, one per listener name.',
+        "features": 'Feature ranges the broker supports (before v4, ranges with minimum 0 are left out).',
+        "rack": 'Rack the broker is in (broker.rack), used to spread replicas; null when not set.',
+        "is_migrating_zk_broker": 'True when a ZooKeeper-mode broker with migration settings registers.',
+        "log_dirs": "Directory ids of the broker's usable log directories (KIP-858).",
+        "previous_broker_epoch": 'Broker epoch the broker held before its last clean shutdown, -1 if it did not shut down cleanly; lets its replicas stay eligible leaders (KIP-966).',
+        "cordoned_log_dirs": 'Directory ids of log directories on which no new replicas may be placed (KIP-1066).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BrokerRegistrationRequest"
     API_KEY: int | None = 62
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller"})
 
-    # Id of the registering broker.
     broker_id: int  # versions 0+
-    # Cluster id the broker believes it belongs to.
+    """Id of the registering broker."""
     cluster_id: str  # versions 0+
-    # Random uuid the broker picks each time it starts; tells a restart apart from a second process
-    # with the same broker id.
+    """Cluster id the broker believes it belongs to."""
     incarnation_id: UUID  # versions 0+
-    # Endpoints the broker accepts clients and other brokers on, one per listener name.
+    """Random uuid the broker picks each time it starts; tells a restart apart from a second
+    process with the same broker id."""
     listeners: KeyedList[Listener]  # versions 0+
-    # Feature ranges the broker supports (before v4, ranges with minimum 0 are left out).
+    """Endpoints the broker accepts clients and other brokers on, one per listener name."""
     features: KeyedList[Feature]  # versions 0+
-    # Rack the broker is in (broker.rack), used to spread replicas; null when not set.
+    """Feature ranges the broker supports (before v4, ranges with minimum 0 are left out)."""
     rack: str | None  # versions 0+, nullable
-    # True when a ZooKeeper-mode broker with migration settings registers.
+    """Rack the broker is in (broker.rack), used to spread replicas; null when not set."""
     is_migrating_zk_broker: bool  # versions 1+
-    # Directory ids of the broker's usable log directories (KIP-858).
+    """True when a ZooKeeper-mode broker with migration settings registers."""
     log_dirs: list[UUID]  # versions 2+, ignorable
-    # Broker epoch the broker held before its last clean shutdown, -1 if it did not shut down
-    # cleanly; lets its replicas stay eligible leaders (KIP-966).
+    """Directory ids of the broker's usable log directories (KIP-858)."""
     previous_broker_epoch: int  # versions 3+, ignorable
-    # Directory ids of log directories on which no new replicas may be placed (KIP-1066).
+    """Broker epoch the broker held before its last clean shutdown, -1 if it did not shut down
+    cleanly; lets its replicas stay eligible leaders (KIP-966)."""
     cordoned_log_dirs: list[UUID]  # versions 5+, tag 0
+    """Directory ids of log directories on which no new replicas may be placed (KIP-1066)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -184,25 +217,27 @@ class BrokerRegistrationRequest(GeneratedStruct):
         broker_id: int = 0,
         cluster_id: str = '',
         incarnation_id: UUID = _ZERO_UUID,
-        listeners: list[Listener] | None = None,
-        features: list[Feature] | None = None,
+        listeners: list[Listener] = DEFAULT,
+        features: list[Feature] = DEFAULT,
         rack: str | None = '',
         is_migrating_zk_broker: bool = False,
-        log_dirs: list[UUID] | None = None,
+        log_dirs: list[UUID] = DEFAULT,
         previous_broker_epoch: int = -1,
-        cordoned_log_dirs: list[UUID] | None = None,
+        cordoned_log_dirs: list[UUID] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.cluster_id = cluster_id
         self.incarnation_id = incarnation_id
-        self.listeners = KeyedList() if listeners is None else listeners if type(listeners) is KeyedList else KeyedList(listeners)
-        self.features = KeyedList() if features is None else features if type(features) is KeyedList else KeyedList(features)
+        self.listeners = KeyedList() if listeners is DEFAULT else listeners if type(listeners) is KeyedList or listeners is None else KeyedList(listeners)
+        self.features = KeyedList() if features is DEFAULT else features if type(features) is KeyedList or features is None else KeyedList(features)
         self.rack = rack
         self.is_migrating_zk_broker = is_migrating_zk_broker
-        self.log_dirs = [] if log_dirs is None else log_dirs
+        self.log_dirs = [] if log_dirs is DEFAULT else log_dirs
         self.previous_broker_epoch = previous_broker_epoch
-        self.cordoned_log_dirs = [] if cordoned_log_dirs is None else cordoned_log_dirs
+        self.cordoned_log_dirs = [] if cordoned_log_dirs is DEFAULT else cordoned_log_dirs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -293,7 +328,7 @@ def _write_Listener_v0_5(listener: Listener, out: bytearray) -> None:
     try:
         field = "name"
         if listener.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which Listener versions 0-5 do not allow (never nullable)")
         name_utf8 = listener.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -302,7 +337,7 @@ def _write_Listener_v0_5(listener: Listener, out: bytearray) -> None:
             _w.write_compact_string(out, listener.name)
         field = "host"
         if listener.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Listener versions 0-5 do not allow (never nullable)")
         host_utf8 = listener.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -370,7 +405,7 @@ def _write_Feature_v0_5(feature: Feature, out: bytearray) -> None:
     try:
         field = "name"
         if feature.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which Feature versions 0-5 do not allow (never nullable)")
         name_utf8 = feature.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -568,7 +603,7 @@ def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out:
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null but not nullable at this version")
+            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
         cluster_id_utf8 = request.cluster_id.encode()
         if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(cluster_id_utf8) + 1)
@@ -580,7 +615,7 @@ def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out:
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:
@@ -592,7 +627,7 @@ def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out:
         field = "features[]"
         features_items = request.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:
@@ -808,7 +843,7 @@ def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out:
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null but not nullable at this version")
+            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
         cluster_id_utf8 = request.cluster_id.encode()
         if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(cluster_id_utf8) + 1)
@@ -820,7 +855,7 @@ def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out:
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:
@@ -832,7 +867,7 @@ def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out:
         field = "features[]"
         features_items = request.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:
@@ -1070,7 +1105,7 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null but not nullable at this version")
+            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
         cluster_id_utf8 = request.cluster_id.encode()
         if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(cluster_id_utf8) + 1)
@@ -1082,7 +1117,7 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:
@@ -1094,7 +1129,7 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         field = "features[]"
         features_items = request.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:
@@ -1110,7 +1145,7 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         field = "log_dirs"
         log_dirs_items = request.log_dirs
         if log_dirs_items is None:
-            raise EncodeError("field log_dirs is null but not nullable at this version")
+                raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
         elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(log_dirs_items) + 1)
             for log_dirs_item in log_dirs_items:
@@ -1352,7 +1387,7 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null but not nullable at this version")
+            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
         cluster_id_utf8 = request.cluster_id.encode()
         if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(cluster_id_utf8) + 1)
@@ -1364,7 +1399,7 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:
@@ -1376,7 +1411,7 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         field = "features[]"
         features_items = request.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:
@@ -1392,7 +1427,7 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         field = "log_dirs"
         log_dirs_items = request.log_dirs
         if log_dirs_items is None:
-            raise EncodeError("field log_dirs is null but not nullable at this version")
+                raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
         elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(log_dirs_items) + 1)
             for log_dirs_item in log_dirs_items:
@@ -1674,7 +1709,7 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null but not nullable at this version")
+            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
         cluster_id_utf8 = request.cluster_id.encode()
         if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(cluster_id_utf8) + 1)
@@ -1686,7 +1721,7 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:
@@ -1698,7 +1733,7 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         field = "features[]"
         features_items = request.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:
@@ -1714,7 +1749,7 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         field = "log_dirs"
         log_dirs_items = request.log_dirs
         if log_dirs_items is None:
-            raise EncodeError("field log_dirs is null but not nullable at this version")
+                raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
         elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(log_dirs_items) + 1)
             for log_dirs_item in log_dirs_items:
@@ -1732,7 +1767,7 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
             field = "cordoned_log_dirs"
             cordoned_log_dirs_items = request.cordoned_log_dirs
             if cordoned_log_dirs_items is None:
-                raise EncodeError("field cordoned_log_dirs is null but not nullable at this version")
+                    raise EncodeError("field cordoned_log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
             elif len(cordoned_log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(cordoned_log_dirs_items) + 1)
                 for cordoned_log_dirs_item in cordoned_log_dirs_items:

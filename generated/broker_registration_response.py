@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,23 +27,31 @@ class BrokerRegistrationResponse(GeneratedStruct):
     """Kafka's BrokerRegistrationResponse (response, apiKey 62), versions 0-5, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "broker_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the response was delayed by a quota, 0 when not throttled.',
+        "error_code": 'Outcome, 0 on success; for example DUPLICATE_BROKER_REGISTRATION while another live process holds the id, or INCONSISTENT_CLUSTER_ID.',
+        "broker_epoch": 'Epoch the controller gave this registration, which the broker sends in later heartbeats; -1 when registration failed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BrokerRegistrationResponse"
     API_KEY: int | None = 62
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the response was delayed by a quota, 0 when not throttled.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example DUPLICATE_BROKER_REGISTRATION while another live process
-    # holds the id, or INCONSISTENT_CLUSTER_ID.
+    """Milliseconds the response was delayed by a quota, 0 when not throttled."""
     error_code: int  # versions 0+
-    # Epoch the controller gave this registration, which the broker sends in later heartbeats; -1
-    # when registration failed.
+    """Outcome, 0 on success; for example DUPLICATE_BROKER_REGISTRATION while another live
+    process holds the id, or INCONSISTENT_CLUSTER_ID."""
     broker_epoch: int  # versions 0+
+    """Epoch the controller gave this registration, which the broker sends in later heartbeats;
+    -1 when registration failed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +61,8 @@ class BrokerRegistrationResponse(GeneratedStruct):
         broker_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.broker_epoch = broker_epoch

@@ -15,23 +15,29 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ClearElrRecord(GeneratedStruct):
     """Kafka's ClearElrRecord (metadata, apiKey 28), versions 0, flexible versions 0+."""
 
-    __slots__ = ("topic_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Topic whose ELR data is cleared; an empty name clears it for every topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ClearElrRecord"
     API_KEY: int | None = 28
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Topic whose ELR data is cleared; an empty name clears it for every topic.
     topic_name: str  # versions 0+
+    """Topic whose ELR data is cleared; an empty name clears it for every topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -39,6 +45,8 @@ class ClearElrRecord(GeneratedStruct):
         topic_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -97,7 +105,7 @@ def _write_ClearElrRecord_v0(record: ClearElrRecord, out: bytearray) -> None:
     try:
         field = "topic_name"
         if record.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which ClearElrRecord version 0 does not allow (never nullable)")
         topic_name_utf8 = record.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)

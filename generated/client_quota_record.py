@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,16 +26,21 @@ _pack_ClientQuotaRecord_value_remove = struct.Struct(">d?").pack
 class EntityData(GeneratedStruct):
     """Components that together name the quota entity."""
 
-    __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "entity_type": 'Kind of entity component: user, client-id or ip.',
+        "entity_name": 'Entity name, or null for the default entity of that kind.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EntityData"
     VALID_VERSIONS = (0, 0)
 
-    # Kind of entity component: user, client-id or ip.
     entity_type: str  # versions 0+
-    # Entity name, or null for the default entity of that kind.
+    """Kind of entity component: user, client-id or ip."""
     entity_name: str | None  # versions 0+, nullable
+    """Entity name, or null for the default entity of that kind."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -44,6 +49,8 @@ class EntityData(GeneratedStruct):
         entity_name: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.entity_type = entity_type
         self.entity_name = entity_name
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -71,34 +78,45 @@ class EntityData(GeneratedStruct):
 class ClientQuotaRecord(GeneratedStruct):
     """Kafka's ClientQuotaRecord (metadata, apiKey 14), versions 0, flexible versions 0+."""
 
-    __slots__ = ("entity", "key", "value", "remove", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "entity": 'Components that together name the quota entity.',
+        "key": 'Quota name, for example producer_byte_rate or request_percentage.',
+        "value": 'New quota value; meaningless when Remove is set.',
+        "remove": 'True to delete the quota value instead of setting it.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ClientQuotaRecord"
     API_KEY: int | None = 14
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Components that together name the quota entity.
     entity: list[EntityData]  # versions 0+
-    # Quota name, for example producer_byte_rate or request_percentage.
+    """Components that together name the quota entity."""
     key: str  # versions 0+
-    # New quota value; meaningless when Remove is set.
+    """Quota name, for example producer_byte_rate or request_percentage."""
     value: float  # versions 0+
-    # True to delete the quota value instead of setting it.
+    """New quota value; meaningless when Remove is set."""
     remove: bool  # versions 0+
+    """True to delete the quota value instead of setting it."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        entity: list[EntityData] | None = None,
+        entity: list[EntityData] = DEFAULT,
         key: str = '',
         value: float = 0.0,
         remove: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.entity = [] if entity is None else entity
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.entity = [] if entity is DEFAULT else entity
         self.key = key
         self.value = value
         self.remove = remove
@@ -180,7 +198,7 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     try:
         field = "entity_type"
         if data.entity_type is None:
-            raise EncodeError("field entity_type is null but not nullable at this version")
+            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
         entity_type_utf8 = data.entity_type.encode()
         if len(entity_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(entity_type_utf8) + 1)
@@ -308,7 +326,7 @@ def _write_ClientQuotaRecord_v0(record: ClientQuotaRecord, out: bytearray) -> No
         field = "entity[]"
         entity_items = record.entity
         if entity_items is None:
-            raise EncodeError("field entity is null but not nullable at this version")
+                raise EncodeError("field entity is null, which ClientQuotaRecord version 0 does not allow (never nullable)")
         elif len(entity_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(entity_items) + 1)
             for entity_item in entity_items:
@@ -319,7 +337,7 @@ def _write_ClientQuotaRecord_v0(record: ClientQuotaRecord, out: bytearray) -> No
                 _write_EntityData_v0(entity_item, out)
         field = "key"
         if record.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which ClientQuotaRecord version 0 does not allow (never nullable)")
         key_utf8 = record.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,25 +26,34 @@ _pack_ConfigRecord_resource_type = struct.Struct(">b").pack
 class ConfigRecord(GeneratedStruct):
     """Kafka's ConfigRecord (metadata, apiKey 4), versions 0, flexible versions 0+."""
 
-    __slots__ = ("resource_type", "resource_name", "name", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_type": 'Kind of resource the key belongs to, as a ConfigResource type code (2 topic, 4 broker, 16 client metrics, 32 group).',
+        "resource_name": 'Topic or group name, or broker id in decimal; an empty name is the cluster-wide broker default.',
+        "name": 'Config key, for example retention.ms.',
+        "value": "New value of the key, or null when the key's override is deleted.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConfigRecord"
     API_KEY: int | None = 4
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Kind of resource the key belongs to, as a ConfigResource type code (2 topic, 4 broker, 16
-    # client metrics, 32 group).
     resource_type: int  # versions 0+
-    # Topic or group name, or broker id in decimal; an empty name is the cluster-wide broker
-    # default.
+    """Kind of resource the key belongs to, as a ConfigResource type code (2 topic, 4 broker, 16
+    client metrics, 32 group)."""
     resource_name: str  # versions 0+
-    # Config key, for example retention.ms.
+    """Topic or group name, or broker id in decimal; an empty name is the cluster-wide broker
+    default."""
     name: str  # versions 0+
-    # New value of the key, or null when the key's override is deleted.
+    """Config key, for example retention.ms."""
     value: str | None  # versions 0+, nullable
+    """New value of the key, or null when the key's override is deleted."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -55,6 +64,8 @@ class ConfigRecord(GeneratedStruct):
         value: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.name = name
@@ -154,7 +165,7 @@ def _write_ConfigRecord_v0(record: ConfigRecord, out: bytearray) -> None:
         out += _pack_ConfigRecord_resource_type(record.resource_type)
         field = "resource_name"
         if record.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which ConfigRecord version 0 does not allow (never nullable)")
         resource_name_utf8 = record.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -163,7 +174,7 @@ def _write_ConfigRecord_v0(record: ConfigRecord, out: bytearray) -> None:
             _w.write_compact_string(out, record.resource_name)
         field = "name"
         if record.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ConfigRecord version 0 does not allow (never nullable)")
         name_utf8 = record.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,30 +31,38 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ConsumerGroupCurrentMemberAssignmentValue."""
 
-    __slots__ = ("topic_id", "partitions", "assignment_epochs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions.",
+        "assignment_epochs": 'Epoch at which each partition (same order as Partitions) was given to the member, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Indexes of the topic's partitions.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
-    # Epoch at which each partition (same order as Partitions) was given to the member, or null.
+    """Indexes of the topic's partitions."""
     assignment_epochs: list[int] | None  # versions 0+, nullable, tag 0
+    """Epoch at which each partition (same order as Partitions) was given to the member, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[int] | None = None,
-        assignment_epochs: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
+        assignment_epochs: list[int] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
-        self.assignment_epochs = [] if assignment_epochs is None else assignment_epochs
+        self.partitions = [] if partitions is DEFAULT else partitions
+        self.assignment_epochs = [] if assignment_epochs is DEFAULT else assignment_epochs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -83,26 +91,36 @@ class ConsumerGroupCurrentMemberAssignmentValue(GeneratedStruct):
     """Kafka's ConsumerGroupCurrentMemberAssignmentValue (coordinator-value, apiKey 8), versions 0,
     flexible versions 0+."""
 
-    __slots__ = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions", "partitions_pending_revocation", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_epoch": 'Epoch the member must send in its next heartbeat.',
+        "previous_member_epoch": 'Epoch before the last bump, still accepted in case the bump never reached the member.',
+        "state": 'Reconciliation state of the member: 0 stable, 1 still has partitions to revoke, 2 waiting for partitions other members must release.',
+        "assigned_partitions": 'Partitions the member owns or has been given, grouped by topic.',
+        "partitions_pending_revocation": 'Partitions the member must give up before they can go to other members.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupCurrentMemberAssignmentValue"
     API_KEY: int | None = 8
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Epoch the member must send in its next heartbeat.
     member_epoch: int  # versions 0+
-    # Epoch before the last bump, still accepted in case the bump never reached the member.
+    """Epoch the member must send in its next heartbeat."""
     previous_member_epoch: int  # versions 0+
-    # Reconciliation state of the member: 0 stable, 1 still has partitions to revoke, 2 waiting for
-    # partitions other members must release.
+    """Epoch before the last bump, still accepted in case the bump never reached the member."""
     state: int  # versions 0+
-    # Partitions the member owns or has been given, grouped by topic.
+    """Reconciliation state of the member: 0 stable, 1 still has partitions to revoke, 2 waiting
+    for partitions other members must release."""
     assigned_partitions: list[TopicPartitions]  # versions 0+
-    # Partitions the member must give up before they can go to other members.
+    """Partitions the member owns or has been given, grouped by topic."""
     partitions_pending_revocation: list[TopicPartitions]  # versions 0+
+    """Partitions the member must give up before they can go to other members."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -110,15 +128,17 @@ class ConsumerGroupCurrentMemberAssignmentValue(GeneratedStruct):
         member_epoch: int = 0,
         previous_member_epoch: int = 0,
         state: int = 0,
-        assigned_partitions: list[TopicPartitions] | None = None,
-        partitions_pending_revocation: list[TopicPartitions] | None = None,
+        assigned_partitions: list[TopicPartitions] = DEFAULT,
+        partitions_pending_revocation: list[TopicPartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_epoch = member_epoch
         self.previous_member_epoch = previous_member_epoch
         self.state = state
-        self.assigned_partitions = [] if assigned_partitions is None else assigned_partitions
-        self.partitions_pending_revocation = [] if partitions_pending_revocation is None else partitions_pending_revocation
+        self.assigned_partitions = [] if assigned_partitions is DEFAULT else assigned_partitions
+        self.partitions_pending_revocation = [] if partitions_pending_revocation is DEFAULT else partitions_pending_revocation
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -227,7 +247,7 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -481,7 +501,7 @@ def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurr
         field = "assigned_partitions[]"
         assigned_partitions_items = value.assigned_partitions
         if assigned_partitions_items is None:
-            raise EncodeError("field assigned_partitions is null but not nullable at this version")
+                raise EncodeError("field assigned_partitions is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
         elif len(assigned_partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(assigned_partitions_items) + 1)
             for assigned_partitions_item in assigned_partitions_items:
@@ -493,7 +513,7 @@ def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurr
         field = "partitions_pending_revocation[]"
         partitions_pending_revocation_items = value.partitions_pending_revocation
         if partitions_pending_revocation_items is None:
-            raise EncodeError("field partitions_pending_revocation is null but not nullable at this version")
+                raise EncodeError("field partitions_pending_revocation is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
         elif len(partitions_pending_revocation_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_pending_revocation_items) + 1)
             for partitions_pending_revocation_item in partitions_pending_revocation_items:

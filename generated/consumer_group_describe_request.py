@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,28 +27,38 @@ class ConsumerGroupDescribeRequest(GeneratedStruct):
     """Kafka's ConsumerGroupDescribeRequest (request, apiKey 69), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = ("group_ids", "include_authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_ids": 'Ids of the consumer groups to describe, one result each.',
+        "include_authorized_operations": 'When true, the response says which operations the caller may perform on each group.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupDescribeRequest"
     API_KEY: int | None = 69
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "zkBroker"})
 
-    # Ids of the consumer groups to describe, one result each.
     group_ids: list[str]  # versions 0+
-    # When true, the response says which operations the caller may perform on each group.
+    """Ids of the consumer groups to describe, one result each."""
     include_authorized_operations: bool  # versions 0+
+    """When true, the response says which operations the caller may perform on each group."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        group_ids: list[str] | None = None,
+        group_ids: list[str] = DEFAULT,
         include_authorized_operations: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.group_ids = [] if group_ids is None else group_ids
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.group_ids = [] if group_ids is DEFAULT else group_ids
         self.include_authorized_operations = include_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -121,7 +131,7 @@ def _write_ConsumerGroupDescribeRequest_v0_1(request: ConsumerGroupDescribeReque
         field = "group_ids"
         group_ids_items = request.group_ids
         if group_ids_items is None:
-            raise EncodeError("field group_ids is null but not nullable at this version")
+                raise EncodeError("field group_ids is null, which ConsumerGroupDescribeRequest versions 0-1 do not allow (never nullable)")
         elif len(group_ids_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(group_ids_items) + 1)
             for group_ids_item in group_ids_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -41,30 +41,38 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ConsumerGroupDescribeResponse."""
 
-    __slots__ = ("topic_id", "topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Name of the topic the partitions in this entry belong to.
+    """Id of the topic the partitions in this entry belong to."""
     topic_name: str  # versions 0+
-    # Indexes of the topic's partitions.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
         topic_name: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -92,22 +100,28 @@ class TopicPartitions(GeneratedStruct):
 class Assignment(GeneratedStruct):
     """The Assignment structure of ConsumerGroupDescribeResponse."""
 
-    __slots__ = ("topic_partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_partitions": 'Partitions of the assignment, grouped by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Assignment"
     VALID_VERSIONS = (0, 1)
 
-    # Partitions of the assignment, grouped by topic.
     topic_partitions: list[TopicPartitions]  # versions 0+
+    """Partitions of the assignment, grouped by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topic_partitions: list[TopicPartitions] | None = None,
+        topic_partitions: list[TopicPartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topic_partitions = [] if topic_partitions is None else topic_partitions
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topic_partitions = [] if topic_partitions is DEFAULT else topic_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -131,34 +145,48 @@ class Assignment(GeneratedStruct):
 class Member(GeneratedStruct):
     """Members of the group, with their subscriptions and assignments."""
 
-    __slots__ = ("member_id", "instance_id", "rack_id", "member_epoch", "client_id", "client_host", "subscribed_topic_names", "subscribed_topic_regex", "assignment", "target_assignment", "member_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_id": 'Member id the coordinator knows the member by.',
+        "instance_id": 'Static membership id (group.instance.id) of the member, or null.',
+        "rack_id": 'Rack of the member (client.rack), or null.',
+        "member_epoch": 'Epoch of the member; it reaches the assignment epoch once the member has reconciled.',
+        "client_id": 'Client id the member connected with.',
+        "client_host": 'Host the member connects from.',
+        "subscribed_topic_names": 'Topic names the member subscribes to.',
+        "subscribed_topic_regex": 'Regular expression the member subscribes with, or null when it subscribes by name.',
+        "assignment": 'Partitions the member owns now.',
+        "target_assignment": 'Partitions the assignor wants the member to own once reconciliation ends.',
+        "member_type": 'Kind of member: -1 unknown, 0 classic protocol, 1 consumer protocol.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Member"
     VALID_VERSIONS = (0, 1)
 
-    # Member id the coordinator knows the member by.
     member_id: str  # versions 0+
-    # Static membership id (group.instance.id) of the member, or null.
+    """Member id the coordinator knows the member by."""
     instance_id: str | None  # versions 0+, nullable
-    # Rack of the member (client.rack), or null.
+    """Static membership id (group.instance.id) of the member, or null."""
     rack_id: str | None  # versions 0+, nullable
-    # Epoch of the member; it reaches the assignment epoch once the member has reconciled.
+    """Rack of the member (client.rack), or null."""
     member_epoch: int  # versions 0+
-    # Client id the member connected with.
+    """Epoch of the member; it reaches the assignment epoch once the member has reconciled."""
     client_id: str  # versions 0+
-    # Host the member connects from.
+    """Client id the member connected with."""
     client_host: str  # versions 0+
-    # Topic names the member subscribes to.
+    """Host the member connects from."""
     subscribed_topic_names: list[str]  # versions 0+
-    # Regular expression the member subscribes with, or null when it subscribes by name.
+    """Topic names the member subscribes to."""
     subscribed_topic_regex: str | None  # versions 0+, nullable
-    # Partitions the member owns now.
+    """Regular expression the member subscribes with, or null when it subscribes by name."""
     assignment: Assignment  # versions 0+
-    # Partitions the assignor wants the member to own once reconciliation ends.
+    """Partitions the member owns now."""
     target_assignment: Assignment  # versions 0+
-    # Kind of member: -1 unknown, 0 classic protocol, 1 consumer protocol.
+    """Partitions the assignor wants the member to own once reconciliation ends."""
     member_type: int  # versions 1+, ignorable
+    """Kind of member: -1 unknown, 0 classic protocol, 1 consumer protocol."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -169,23 +197,25 @@ class Member(GeneratedStruct):
         member_epoch: int = 0,
         client_id: str = '',
         client_host: str = '',
-        subscribed_topic_names: list[str] | None = None,
+        subscribed_topic_names: list[str] = DEFAULT,
         subscribed_topic_regex: str | None = None,
-        assignment: Assignment | None = None,
-        target_assignment: Assignment | None = None,
+        assignment: Assignment = DEFAULT,
+        target_assignment: Assignment = DEFAULT,
         member_type: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_id = member_id
         self.instance_id = instance_id
         self.rack_id = rack_id
         self.member_epoch = member_epoch
         self.client_id = client_id
         self.client_host = client_host
-        self.subscribed_topic_names = [] if subscribed_topic_names is None else subscribed_topic_names
+        self.subscribed_topic_names = [] if subscribed_topic_names is DEFAULT else subscribed_topic_names
         self.subscribed_topic_regex = subscribed_topic_regex
-        self.assignment = Assignment() if assignment is None else assignment
-        self.target_assignment = Assignment() if target_assignment is None else target_assignment
+        self.assignment = Assignment() if assignment is DEFAULT else assignment
+        self.target_assignment = Assignment() if target_assignment is DEFAULT else target_assignment
         self.member_type = member_type
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -230,32 +260,44 @@ class Member(GeneratedStruct):
 class DescribedGroup(GeneratedStruct):
     """One entry per group of the request."""
 
-    __slots__ = ("error_code", "error_message", "group_id", "group_state", "group_epoch", "assignment_epoch", "assignor_name", "members", "authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND, or NOT_COORDINATOR when asked at the wrong broker.',
+        "error_message": "Text describing this group's failure for people, or null.",
+        "group_id": 'Id of the group this entry is about.',
+        "group_state": 'State of the group (Empty, Assigning, Reconciling, Stable or Dead); empty on error.',
+        "group_epoch": 'Epoch of the group, bumped whenever its members or subscriptions change.',
+        "assignment_epoch": 'Group epoch at which the current target assignment was computed.',
+        "assignor_name": 'Name of the server-side assignor the group uses (for example uniform or range).',
+        "members": 'Members of the group, with their subscriptions and assignments.',
+        "authorized_operations": 'Bit field of the ACL operations the caller may perform on the group (bit n for AclOperation code n); INT32_MIN when not asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribedGroup"
     VALID_VERSIONS = (0, 1)
 
-    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND, or NOT_COORDINATOR when
-    # asked at the wrong broker.
     error_code: int  # versions 0+
-    # Text describing this group's failure for people, or null.
+    """Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND, or NOT_COORDINATOR
+    when asked at the wrong broker."""
     error_message: str | None  # versions 0+, nullable
-    # Id of the group this entry is about.
+    """Text describing this group's failure for people, or null."""
     group_id: str  # versions 0+
-    # State of the group (Empty, Assigning, Reconciling, Stable or Dead); empty on error.
+    """Id of the group this entry is about."""
     group_state: str  # versions 0+
-    # Epoch of the group, bumped whenever its members or subscriptions change.
+    """State of the group (Empty, Assigning, Reconciling, Stable or Dead); empty on error."""
     group_epoch: int  # versions 0+
-    # Group epoch at which the current target assignment was computed.
+    """Epoch of the group, bumped whenever its members or subscriptions change."""
     assignment_epoch: int  # versions 0+
-    # Name of the server-side assignor the group uses (for example uniform or range).
+    """Group epoch at which the current target assignment was computed."""
     assignor_name: str  # versions 0+
-    # Members of the group, with their subscriptions and assignments.
+    """Name of the server-side assignor the group uses (for example uniform or range)."""
     members: list[Member]  # versions 0+
-    # Bit field of the ACL operations the caller may perform on the group (bit n for AclOperation
-    # code n); INT32_MIN when not asked for.
+    """Members of the group, with their subscriptions and assignments."""
     authorized_operations: int  # versions 0+
+    """Bit field of the ACL operations the caller may perform on the group (bit n for
+    AclOperation code n); INT32_MIN when not asked for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -267,10 +309,12 @@ class DescribedGroup(GeneratedStruct):
         group_epoch: int = 0,
         assignment_epoch: int = 0,
         assignor_name: str = '',
-        members: list[Member] | None = None,
+        members: list[Member] = DEFAULT,
         authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
         self.group_id = group_id
@@ -278,7 +322,7 @@ class DescribedGroup(GeneratedStruct):
         self.group_epoch = group_epoch
         self.assignment_epoch = assignment_epoch
         self.assignor_name = assignor_name
-        self.members = [] if members is None else members
+        self.members = [] if members is DEFAULT else members
         self.authorized_operations = authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -320,29 +364,38 @@ class ConsumerGroupDescribeResponse(GeneratedStruct):
     """Kafka's ConsumerGroupDescribeResponse (response, apiKey 69), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "groups": 'One entry per group of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupDescribeResponse"
     API_KEY: int | None = 69
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # One entry per group of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     groups: list[DescribedGroup]  # versions 0+
+    """One entry per group of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        groups: list[DescribedGroup] | None = None,
+        groups: list[DescribedGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -421,7 +474,7 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         out += _w.uuid_bytes(partitions.topic_id)
         field = "topic_name"
         if partitions.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
         topic_name_utf8 = partitions.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -431,7 +484,7 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -550,7 +603,7 @@ def _write_Assignment_v0_1(assignment: Assignment, out: bytearray) -> None:
         field = "topic_partitions[]"
         topic_partitions_items = assignment.topic_partitions
         if topic_partitions_items is None:
-            raise EncodeError("field topic_partitions is null but not nullable at this version")
+                raise EncodeError("field topic_partitions is null, which Assignment versions 0-1 do not allow (never nullable)")
         elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_partitions_items) + 1)
             for topic_partitions_item in topic_partitions_items:
@@ -717,7 +770,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which Member version 0 does not allow (never nullable)")
         member_id_utf8 = member.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -732,7 +785,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         out += _pack_Member_member_epoch(member.member_epoch)
         field = "client_id"
         if member.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which Member version 0 does not allow (never nullable)")
         client_id_utf8 = member.client_id.encode()
         if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_id_utf8) + 1)
@@ -741,7 +794,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
             _w.write_compact_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which Member version 0 does not allow (never nullable)")
         client_host_utf8 = member.client_host.encode()
         if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_host_utf8) + 1)
@@ -751,7 +804,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "subscribed_topic_names"
         subscribed_topic_names_items = member.subscribed_topic_names
         if subscribed_topic_names_items is None:
-            raise EncodeError("field subscribed_topic_names is null but not nullable at this version")
+                raise EncodeError("field subscribed_topic_names is null, which Member version 0 does not allow (never nullable)")
         elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(subscribed_topic_names_items) + 1)
             for subscribed_topic_names_item in subscribed_topic_names_items:
@@ -768,11 +821,11 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         _w.write_compact_string(out, member.subscribed_topic_regex)
         field = "assignment"
         if member.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which Member version 0 does not allow (never nullable)")
         _write_Assignment_v0_1(member.assignment, out)
         field = "target_assignment"
         if member.target_assignment is None:
-            raise EncodeError("field target_assignment is null but not nullable at this version")
+            raise EncodeError("field target_assignment is null, which Member version 0 does not allow (never nullable)")
         _write_Assignment_v0_1(member.target_assignment, out)
         field = "(tagged fields)"
         if member.unknown_tagged_fields:
@@ -942,7 +995,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which Member version 1 does not allow (never nullable)")
         member_id_utf8 = member.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -957,7 +1010,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
         out += _pack_Member_member_epoch(member.member_epoch)
         field = "client_id"
         if member.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which Member version 1 does not allow (never nullable)")
         client_id_utf8 = member.client_id.encode()
         if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_id_utf8) + 1)
@@ -966,7 +1019,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
             _w.write_compact_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which Member version 1 does not allow (never nullable)")
         client_host_utf8 = member.client_host.encode()
         if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_host_utf8) + 1)
@@ -976,7 +1029,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
         field = "subscribed_topic_names"
         subscribed_topic_names_items = member.subscribed_topic_names
         if subscribed_topic_names_items is None:
-            raise EncodeError("field subscribed_topic_names is null but not nullable at this version")
+                raise EncodeError("field subscribed_topic_names is null, which Member version 1 does not allow (never nullable)")
         elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(subscribed_topic_names_items) + 1)
             for subscribed_topic_names_item in subscribed_topic_names_items:
@@ -993,11 +1046,11 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
         _w.write_compact_string(out, member.subscribed_topic_regex)
         field = "assignment"
         if member.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which Member version 1 does not allow (never nullable)")
         _write_Assignment_v0_1(member.assignment, out)
         field = "target_assignment"
         if member.target_assignment is None:
-            raise EncodeError("field target_assignment is null but not nullable at this version")
+            raise EncodeError("field target_assignment is null, which Member version 1 does not allow (never nullable)")
         _write_Assignment_v0_1(member.target_assignment, out)
         field = "member_type"
         out += _pack_Member_member_type(member.member_type)
@@ -1263,7 +1316,7 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribedGroup version 0 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1272,7 +1325,7 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which DescribedGroup version 0 does not allow (never nullable)")
         group_state_utf8 = group.group_state.encode()
         if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_state_utf8) + 1)
@@ -1283,7 +1336,7 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "assignor_name"
         if group.assignor_name is None:
-            raise EncodeError("field assignor_name is null but not nullable at this version")
+            raise EncodeError("field assignor_name is null, which DescribedGroup version 0 does not allow (never nullable)")
         assignor_name_utf8 = group.assignor_name.encode()
         if len(assignor_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(assignor_name_utf8) + 1)
@@ -1293,7 +1346,7 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         field = "members[]"
         members_items = group.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which DescribedGroup version 0 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:
@@ -1564,7 +1617,7 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribedGroup version 1 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1573,7 +1626,7 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which DescribedGroup version 1 does not allow (never nullable)")
         group_state_utf8 = group.group_state.encode()
         if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_state_utf8) + 1)
@@ -1584,7 +1637,7 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "assignor_name"
         if group.assignor_name is None:
-            raise EncodeError("field assignor_name is null but not nullable at this version")
+            raise EncodeError("field assignor_name is null, which DescribedGroup version 1 does not allow (never nullable)")
         assignor_name_utf8 = group.assignor_name.encode()
         if len(assignor_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(assignor_name_utf8) + 1)
@@ -1594,7 +1647,7 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         field = "members[]"
         members_items = group.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which DescribedGroup version 1 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:
@@ -1897,7 +1950,7 @@ def _write_ConsumerGroupDescribeResponse_v0(response: ConsumerGroupDescribeRespo
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which ConsumerGroupDescribeResponse version 0 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:
@@ -2196,7 +2249,7 @@ def _write_ConsumerGroupDescribeResponse_v1(response: ConsumerGroupDescribeRespo
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which ConsumerGroupDescribeResponse version 1 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

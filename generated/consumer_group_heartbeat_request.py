@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,26 +33,33 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """Partitions the member currently owns, or null when unchanged."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions the member owns.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Indexes of the topic's partitions the member owns.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions the member owns."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -79,38 +86,54 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
     """Kafka's ConsumerGroupHeartbeatRequest (request, apiKey 68), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = ("group_id", "member_id", "member_epoch", "instance_id", "rack_id", "rebalance_timeout_ms", "subscribed_topic_names", "subscribed_topic_regex", "server_assignor", "topic_partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the consumer group.',
+        "member_id": 'Id of the member, kept for its whole life; since KIP-1082 the consumer generates it (a uuid) before joining.',
+        "member_epoch": 'Epoch the member last received; 0 to join, -1 to leave, -2 for a static member that leaves and will come back.',
+        "instance_id": 'Static membership id (group.instance.id), or null when not used or unchanged.',
+        "rack_id": 'Rack of the consumer (client.rack), or null when not set or unchanged.',
+        "rebalance_timeout_ms": 'Longest time in milliseconds the coordinator waits for the member to revoke partitions; -1 when unchanged.',
+        "subscribed_topic_names": 'Topic names the member subscribes to, or null when unchanged.',
+        "subscribed_topic_regex": 'Regular expression the member subscribes with, or null when unchanged (v1+).',
+        "server_assignor": 'Name of the server-side assignor the member asks for, or null when none or unchanged.',
+        "topic_partitions": 'Partitions the member currently owns, or null when unchanged.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupHeartbeatRequest"
     API_KEY: int | None = 68
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "zkBroker"})
 
-    # Id of the consumer group.
     group_id: str  # versions 0+
-    # Id of the member, kept for its whole life; since KIP-1082 the consumer generates it (a uuid)
-    # before joining.
+    """Id of the consumer group."""
     member_id: str  # versions 0+
-    # Epoch the member last received; 0 to join, -1 to leave, -2 for a static member that leaves and
-    # will come back.
+    """Id of the member, kept for its whole life; since KIP-1082 the consumer generates it (a
+    uuid) before joining."""
     member_epoch: int  # versions 0+
-    # Static membership id (group.instance.id), or null when not used or unchanged.
+    """Epoch the member last received; 0 to join, -1 to leave, -2 for a static member that leaves
+    and will come back."""
     instance_id: str | None  # versions 0+, nullable
-    # Rack of the consumer (client.rack), or null when not set or unchanged.
+    """Static membership id (group.instance.id), or null when not used or unchanged."""
     rack_id: str | None  # versions 0+, nullable
-    # Longest time in milliseconds the coordinator waits for the member to revoke partitions; -1
-    # when unchanged.
+    """Rack of the consumer (client.rack), or null when not set or unchanged."""
     rebalance_timeout_ms: int  # versions 0+
-    # Topic names the member subscribes to, or null when unchanged.
+    """Longest time in milliseconds the coordinator waits for the member to revoke partitions; -1
+    when unchanged."""
     subscribed_topic_names: list[str] | None  # versions 0+, nullable
-    # Regular expression the member subscribes with, or null when unchanged (v1+).
+    """Topic names the member subscribes to, or null when unchanged."""
     subscribed_topic_regex: str | None  # versions 1+, nullable
-    # Name of the server-side assignor the member asks for, or null when none or unchanged.
+    """Regular expression the member subscribes with, or null when unchanged (v1+)."""
     server_assignor: str | None  # versions 0+, nullable
-    # Partitions the member currently owns, or null when unchanged.
+    """Name of the server-side assignor the member asks for, or null when none or unchanged."""
     topic_partitions: list[TopicPartitions] | None  # versions 0+, nullable
+    """Partitions the member currently owns, or null when unchanged."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -127,6 +150,8 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
         topic_partitions: list[TopicPartitions] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
@@ -220,7 +245,7 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -425,7 +450,7 @@ def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReque
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -434,7 +459,7 @@ def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReque
             _w.write_compact_string(out, request.group_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -701,7 +726,7 @@ def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatReque
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -710,7 +735,7 @@ def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatReque
             _w.write_compact_string(out, request.group_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)

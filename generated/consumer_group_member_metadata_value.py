@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_ConsumerGroupMemberMetadataValue_rebalance_timeout_ms = struct.Struct(">i"
 class ClassicProtocol(GeneratedStruct):
     """Assignment protocols the classic member offered."""
 
-    __slots__ = ("name", "metadata", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the protocol (for consumers, an assignor such as range).',
+        "metadata": 'Opaque protocol metadata (a subscription).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ClassicProtocol"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the protocol (for consumers, an assignor such as range).
     name: str  # versions 0+
-    # Opaque protocol metadata (a subscription).
+    """Name of the protocol (for consumers, an assignor such as range)."""
     metadata: bytes  # versions 0+
+    """Opaque protocol metadata (a subscription)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class ClassicProtocol(GeneratedStruct):
         metadata: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.metadata = metadata
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,26 +80,33 @@ class ClassicProtocol(GeneratedStruct):
 class ClassicMemberMetadata(GeneratedStruct):
     """What a member using the classic protocol declared; null for a consumer-protocol member."""
 
-    __slots__ = ("session_timeout_ms", "supported_protocols", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "session_timeout_ms": 'Session timeout the classic member asked for (ms).',
+        "supported_protocols": 'Assignment protocols the classic member offered.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ClassicMemberMetadata"
     VALID_VERSIONS = (0, 0)
 
-    # Session timeout the classic member asked for (ms).
     session_timeout_ms: int  # versions 0+
-    # Assignment protocols the classic member offered.
+    """Session timeout the classic member asked for (ms)."""
     supported_protocols: list[ClassicProtocol]  # versions 0+
+    """Assignment protocols the classic member offered."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         session_timeout_ms: int = 0,
-        supported_protocols: list[ClassicProtocol] | None = None,
+        supported_protocols: list[ClassicProtocol] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.session_timeout_ms = session_timeout_ms
-        self.supported_protocols = [] if supported_protocols is None else supported_protocols
+        self.supported_protocols = [] if supported_protocols is DEFAULT else supported_protocols
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -119,33 +133,47 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
     """Kafka's ConsumerGroupMemberMetadataValue (coordinator-value, apiKey 5), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("instance_id", "rack_id", "client_id", "client_host", "subscribed_topic_names", "subscribed_topic_regex", "rebalance_timeout_ms", "server_assignor", "classic_member_metadata", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "instance_id": 'Static membership id (group.instance.id) of the member, or null.',
+        "rack_id": 'Rack of the member (client.rack), or null.',
+        "client_id": 'Client id the member connected with.',
+        "client_host": 'Host the member connects from.',
+        "subscribed_topic_names": 'Topic names the member subscribes to.',
+        "subscribed_topic_regex": 'Regular expression the member subscribes with, or null.',
+        "rebalance_timeout_ms": 'Rebalance timeout of the member (ms), -1 when not given.',
+        "server_assignor": 'Name of the server-side assignor the member asks for, or null.',
+        "classic_member_metadata": 'What a member using the classic protocol declared; null for a consumer-protocol member.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupMemberMetadataValue"
     API_KEY: int | None = 5
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Static membership id (group.instance.id) of the member, or null.
     instance_id: str | None  # versions 0+, nullable
-    # Rack of the member (client.rack), or null.
+    """Static membership id (group.instance.id) of the member, or null."""
     rack_id: str | None  # versions 0+, nullable
-    # Client id the member connected with.
+    """Rack of the member (client.rack), or null."""
     client_id: str  # versions 0+
-    # Host the member connects from.
+    """Client id the member connected with."""
     client_host: str  # versions 0+
-    # Topic names the member subscribes to.
+    """Host the member connects from."""
     subscribed_topic_names: list[str]  # versions 0+
-    # Regular expression the member subscribes with, or null.
+    """Topic names the member subscribes to."""
     subscribed_topic_regex: str | None  # versions 0+, nullable
-    # Rebalance timeout of the member (ms), -1 when not given.
+    """Regular expression the member subscribes with, or null."""
     rebalance_timeout_ms: int  # versions 0+
-    # Name of the server-side assignor the member asks for, or null.
+    """Rebalance timeout of the member (ms), -1 when not given."""
     server_assignor: str | None  # versions 0+, nullable
-    # What a member using the classic protocol declared; null for a consumer-protocol member.
+    """Name of the server-side assignor the member asks for, or null."""
     classic_member_metadata: ClassicMemberMetadata | None  # versions 0+, nullable, tag 0
+    """What a member using the classic protocol declared; null for a consumer-protocol member."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -154,22 +182,24 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
         rack_id: str | None = '',
         client_id: str = '',
         client_host: str = '',
-        subscribed_topic_names: list[str] | None = None,
+        subscribed_topic_names: list[str] = DEFAULT,
         subscribed_topic_regex: str | None = '',
         rebalance_timeout_ms: int = -1,
         server_assignor: str | None = '',
-        classic_member_metadata: ClassicMemberMetadata | None = None,
+        classic_member_metadata: ClassicMemberMetadata | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.instance_id = instance_id
         self.rack_id = rack_id
         self.client_id = client_id
         self.client_host = client_host
-        self.subscribed_topic_names = [] if subscribed_topic_names is None else subscribed_topic_names
+        self.subscribed_topic_names = [] if subscribed_topic_names is DEFAULT else subscribed_topic_names
         self.subscribed_topic_regex = subscribed_topic_regex
         self.rebalance_timeout_ms = rebalance_timeout_ms
         self.server_assignor = server_assignor
-        self.classic_member_metadata = ClassicMemberMetadata() if classic_member_metadata is None else classic_member_metadata
+        self.classic_member_metadata = ClassicMemberMetadata() if classic_member_metadata is DEFAULT else classic_member_metadata
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -245,7 +275,7 @@ def _write_ClassicProtocol_v0(protocol: ClassicProtocol, out: bytearray) -> None
     try:
         field = "name"
         if protocol.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ClassicProtocol version 0 does not allow (never nullable)")
         name_utf8 = protocol.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -254,7 +284,7 @@ def _write_ClassicProtocol_v0(protocol: ClassicProtocol, out: bytearray) -> None
             _w.write_compact_string(out, protocol.name)
         field = "metadata"
         if protocol.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which ClassicProtocol version 0 does not allow (never nullable)")
         _w.write_compact_bytes(out, protocol.metadata)
         field = "(tagged fields)"
         if protocol.unknown_tagged_fields:
@@ -352,7 +382,7 @@ def _write_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata, out: bytear
         field = "supported_protocols[]"
         supported_protocols_items = metadata.supported_protocols
         if supported_protocols_items is None:
-            raise EncodeError("field supported_protocols is null but not nullable at this version")
+                raise EncodeError("field supported_protocols is null, which ClassicMemberMetadata version 0 does not allow (never nullable)")
         elif len(supported_protocols_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(supported_protocols_items) + 1)
             for supported_protocols_item in supported_protocols_items:
@@ -547,7 +577,7 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
         if value.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
         client_id_utf8 = value.client_id.encode()
         if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_id_utf8) + 1)
@@ -556,7 +586,7 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
             _w.write_compact_string(out, value.client_id)
         field = "client_host"
         if value.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
         client_host_utf8 = value.client_host.encode()
         if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_host_utf8) + 1)
@@ -566,7 +596,7 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
         field = "subscribed_topic_names"
         subscribed_topic_names_items = value.subscribed_topic_names
         if subscribed_topic_names_items is None:
-            raise EncodeError("field subscribed_topic_names is null but not nullable at this version")
+                raise EncodeError("field subscribed_topic_names is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
         elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(subscribed_topic_names_items) + 1)
             for subscribed_topic_names_item in subscribed_topic_names_items:

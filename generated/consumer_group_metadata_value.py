@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,21 +31,30 @@ class ConsumerGroupMetadataValue(GeneratedStruct):
     """Kafka's ConsumerGroupMetadataValue (coordinator-value, apiKey 3), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("epoch", "metadata_hash", "creation_time_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "epoch": 'Epoch of the group, bumped whenever its members or subscriptions change.',
+        "metadata_hash": 'Hash over the metadata of every topic the group subscribes to; a change asks for a rebalance.',
+        "creation_time_ms": 'When the group was first created (ms), -1 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupMetadataValue"
     API_KEY: int | None = 3
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Epoch of the group, bumped whenever its members or subscriptions change.
     epoch: int  # versions 0+
-    # Hash over the metadata of every topic the group subscribes to; a change asks for a rebalance.
+    """Epoch of the group, bumped whenever its members or subscriptions change."""
     metadata_hash: int  # versions 0+, tag 0
-    # When the group was first created (ms), -1 when unknown.
+    """Hash over the metadata of every topic the group subscribes to; a change asks for a
+    rebalance."""
     creation_time_ms: int  # versions 0+, tag 1
+    """When the group was first created (ms), -1 when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -55,6 +64,8 @@ class ConsumerGroupMetadataValue(GeneratedStruct):
         creation_time_ms: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.epoch = epoch
         self.metadata_hash = metadata_hash
         self.creation_time_ms = creation_time_ms

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,26 +31,33 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionMetadata(GeneratedStruct):
     """Racks of each partition's replicas (empty when no rack is known); unused after Kafka 4.0."""
 
-    __slots__ = ("partition", "racks", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within the topic.',
+        "racks": 'Racks of the brokers holding replicas of the partition.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionMetadata"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Racks of the brokers holding replicas of the partition.
+    """Index of the partition within the topic."""
     racks: list[str]  # versions 0+
+    """Racks of the brokers holding replicas of the partition."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         partition: int = 0,
-        racks: list[str] | None = None,
+        racks: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
-        self.racks = [] if racks is None else racks
+        self.racks = [] if racks is DEFAULT else racks
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -76,20 +83,27 @@ class PartitionMetadata(GeneratedStruct):
 class TopicMetadata(GeneratedStruct):
     """Metadata of each topic the group subscribes to."""
 
-    __slots__ = ("topic_id", "topic_name", "num_partitions", "partition_metadata", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "num_partitions": 'How many partitions the topic has.',
+        "partition_metadata": "Racks of each partition's replicas (empty when no rack is known); unused after Kafka 4.0.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicMetadata"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Name of the topic the partitions in this entry belong to.
+    """Id of the topic the partitions in this entry belong to."""
     topic_name: str  # versions 0+
-    # How many partitions the topic has.
+    """Name of the topic the partitions in this entry belong to."""
     num_partitions: int  # versions 0+
-    # Racks of each partition's replicas (empty when no rack is known); unused after Kafka 4.0.
+    """How many partitions the topic has."""
     partition_metadata: list[PartitionMetadata]  # versions 0+
+    """Racks of each partition's replicas (empty when no rack is known); unused after Kafka 4.0."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -97,13 +111,15 @@ class TopicMetadata(GeneratedStruct):
         topic_id: UUID = _ZERO_UUID,
         topic_name: str = '',
         num_partitions: int = 0,
-        partition_metadata: list[PartitionMetadata] | None = None,
+        partition_metadata: list[PartitionMetadata] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
         self.topic_name = topic_name
         self.num_partitions = num_partitions
-        self.partition_metadata = [] if partition_metadata is None else partition_metadata
+        self.partition_metadata = [] if partition_metadata is DEFAULT else partition_metadata
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -134,25 +150,33 @@ class ConsumerGroupPartitionMetadataValue(GeneratedStruct):
     """Kafka's ConsumerGroupPartitionMetadataValue (coordinator-value, apiKey 4), versions 0,
     flexible versions 0+."""
 
-    __slots__ = ("topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Metadata of each topic the group subscribes to.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupPartitionMetadataValue"
     API_KEY: int | None = 4
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Metadata of each topic the group subscribes to.
     topics: list[TopicMetadata]  # versions 0+
+    """Metadata of each topic the group subscribes to."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[TopicMetadata] | None = None,
+        topics: list[TopicMetadata] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = [] if topics is None else topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -224,7 +248,7 @@ def _write_PartitionMetadata_v0(metadata: PartitionMetadata, out: bytearray) -> 
         field = "racks"
         racks_items = metadata.racks
         if racks_items is None:
-            raise EncodeError("field racks is null but not nullable at this version")
+                raise EncodeError("field racks is null, which PartitionMetadata version 0 does not allow (never nullable)")
         elif len(racks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(racks_items) + 1)
             for racks_item in racks_items:
@@ -360,7 +384,7 @@ def _write_TopicMetadata_v0(metadata: TopicMetadata, out: bytearray) -> None:
         out += _w.uuid_bytes(metadata.topic_id)
         field = "topic_name"
         if metadata.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicMetadata version 0 does not allow (never nullable)")
         topic_name_utf8 = metadata.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -372,7 +396,7 @@ def _write_TopicMetadata_v0(metadata: TopicMetadata, out: bytearray) -> None:
         field = "partition_metadata[]"
         partition_metadata_items = metadata.partition_metadata
         if partition_metadata_items is None:
-            raise EncodeError("field partition_metadata is null but not nullable at this version")
+                raise EncodeError("field partition_metadata is null, which TopicMetadata version 0 does not allow (never nullable)")
         elif len(partition_metadata_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_metadata_items) + 1)
             for partition_metadata_item in partition_metadata_items:
@@ -537,7 +561,7 @@ def _write_ConsumerGroupPartitionMetadataValue_v0(value: ConsumerGroupPartitionM
         field = "topics[]"
         topics_items = value.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ConsumerGroupPartitionMetadataValue version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

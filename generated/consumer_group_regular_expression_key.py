@@ -15,27 +15,34 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ConsumerGroupRegularExpressionKey(GeneratedStruct):
     """Kafka's ConsumerGroupRegularExpressionKey (coordinator-key, apiKey 16), versions 0, flexible
     versions none."""
 
-    __slots__ = ("group_id", "regular_expression", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the consumer group that subscribes with the expression.',
+        "regular_expression": 'The subscription regular expression, as the members sent it; with GroupId it identifies the record.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupRegularExpressionKey"
     API_KEY: int | None = 16
     MESSAGE_TYPE = "coordinator-key"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the consumer group that subscribes with the expression.
     group_id: str  # version 0
-    # The subscription regular expression, as the members sent it; with GroupId it identifies the
-    # record.
+    """Id of the consumer group that subscribes with the expression."""
     regular_expression: str  # version 0
+    """The subscription regular expression, as the members sent it; with GroupId it identifies
+    the record."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -44,6 +51,8 @@ class ConsumerGroupRegularExpressionKey(GeneratedStruct):
         regular_expression: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.regular_expression = regular_expression
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -93,11 +102,11 @@ def _write_ConsumerGroupRegularExpressionKey_v0(key: ConsumerGroupRegularExpress
     try:
         field = "group_id"
         if key.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ConsumerGroupRegularExpressionKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.group_id)
         field = "regular_expression"
         if key.regular_expression is None:
-            raise EncodeError("field regular_expression is null but not nullable at this version")
+            raise EncodeError("field regular_expression is null, which ConsumerGroupRegularExpressionKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.regular_expression)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None

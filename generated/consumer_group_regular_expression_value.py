@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,31 +27,41 @@ class ConsumerGroupRegularExpressionValue(GeneratedStruct):
     """Kafka's ConsumerGroupRegularExpressionValue (coordinator-value, apiKey 16), versions 0,
     flexible versions 0+."""
 
-    __slots__ = ("topics", "version", "timestamp", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Topic names the expression resolved to.',
+        "version": 'Metadata image version the resolution was made against.',
+        "timestamp": 'When the expression was resolved (ms).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupRegularExpressionValue"
     API_KEY: int | None = 16
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Topic names the expression resolved to.
     topics: list[str]  # versions 0+
-    # Metadata image version the resolution was made against.
+    """Topic names the expression resolved to."""
     version: int  # versions 0+
-    # When the expression was resolved (ms).
+    """Metadata image version the resolution was made against."""
     timestamp: int  # versions 0+
+    """When the expression was resolved (ms)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[str] | None = None,
+        topics: list[str] = DEFAULT,
         version: int = 0,
         timestamp: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = [] if topics is None else topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = [] if topics is DEFAULT else topics
         self.version = version
         self.timestamp = timestamp
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -127,7 +137,7 @@ def _write_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExp
         field = "topics"
         topics_items = value.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ConsumerGroupRegularExpressionValue version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

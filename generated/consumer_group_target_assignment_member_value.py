@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,26 +29,33 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartition(GeneratedStruct):
     """Partitions the assignor wants the member to own, grouped by topic."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions meant for the member.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartition"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Indexes of the topic's partitions meant for the member.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions meant for the member."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -75,25 +82,33 @@ class ConsumerGroupTargetAssignmentMemberValue(GeneratedStruct):
     """Kafka's ConsumerGroupTargetAssignmentMemberValue (coordinator-value, apiKey 7), versions 0,
     flexible versions 0+."""
 
-    __slots__ = ("topic_partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_partitions": 'Partitions the assignor wants the member to own, grouped by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupTargetAssignmentMemberValue"
     API_KEY: int | None = 7
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Partitions the assignor wants the member to own, grouped by topic.
     topic_partitions: list[TopicPartition]  # versions 0+
+    """Partitions the assignor wants the member to own, grouped by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topic_partitions: list[TopicPartition] | None = None,
+        topic_partitions: list[TopicPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topic_partitions = [] if topic_partitions is None else topic_partitions
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topic_partitions = [] if topic_partitions is DEFAULT else topic_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -159,7 +174,7 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
         field = "partitions"
         partitions_items = partition.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -265,7 +280,7 @@ def _write_ConsumerGroupTargetAssignmentMemberValue_v0(value: ConsumerGroupTarge
         field = "topic_partitions[]"
         topic_partitions_items = value.topic_partitions
         if topic_partitions_items is None:
-            raise EncodeError("field topic_partitions is null but not nullable at this version")
+                raise EncodeError("field topic_partitions is null, which ConsumerGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
         elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_partitions_items) + 1)
             for topic_partitions_item in topic_partitions_items:

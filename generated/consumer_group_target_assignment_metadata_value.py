@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,19 +29,26 @@ class ConsumerGroupTargetAssignmentMetadataValue(GeneratedStruct):
     """Kafka's ConsumerGroupTargetAssignmentMetadataValue (coordinator-value, apiKey 6), versions
     0, flexible versions 0+."""
 
-    __slots__ = ("assignment_epoch", "assignment_timestamp", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "assignment_epoch": 'Group epoch the target assignment was computed for.',
+        "assignment_timestamp": 'When computing the target assignment finished (ms), 0 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerGroupTargetAssignmentMetadataValue"
     API_KEY: int | None = 6
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Group epoch the target assignment was computed for.
     assignment_epoch: int  # versions 0+
-    # When computing the target assignment finished (ms), 0 when unknown.
+    """Group epoch the target assignment was computed for."""
     assignment_timestamp: int  # versions 0+, tag 0, ignorable
+    """When computing the target assignment finished (ms), 0 when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +57,8 @@ class ConsumerGroupTargetAssignmentMetadataValue(GeneratedStruct):
         assignment_timestamp: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.assignment_epoch = assignment_epoch
         self.assignment_timestamp = assignment_timestamp
         self.unknown_tagged_fields = unknown_tagged_fields

@@ -15,32 +15,39 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class TopicPartition(GeneratedStruct):
     """Partitions the member is to consume, grouped by topic."""
 
-    __slots__ = ("topic", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions given to the member.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartition"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Indexes of the topic's partitions given to the member.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions given to the member."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -66,29 +73,38 @@ class TopicPartition(GeneratedStruct):
 class ConsumerProtocolAssignment(GeneratedStruct):
     """Kafka's ConsumerProtocolAssignment (data), versions 0-3, flexible versions none."""
 
-    __slots__ = ("assigned_partitions", "user_data", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "assigned_partitions": 'Partitions the member is to consume, grouped by topic.',
+        "user_data": 'Opaque bytes the assignor passes to the member (Kafka Streams puts its AssignmentInfo here); null when the assignor has none.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerProtocolAssignment"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Partitions the member is to consume, grouped by topic.
     assigned_partitions: KeyedList[TopicPartition]  # versions 0+
-    # Opaque bytes the assignor passes to the member (Kafka Streams puts its AssignmentInfo here);
-    # null when the assignor has none.
+    """Partitions the member is to consume, grouped by topic."""
     user_data: bytes | None  # versions 0+, nullable
+    """Opaque bytes the assignor passes to the member (Kafka Streams puts its AssignmentInfo
+    here); null when the assignor has none."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        assigned_partitions: list[TopicPartition] | None = None,
+        assigned_partitions: list[TopicPartition] = DEFAULT,
         user_data: bytes | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.assigned_partitions = KeyedList() if assigned_partitions is None else assigned_partitions if type(assigned_partitions) is KeyedList else KeyedList(assigned_partitions)
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.assigned_partitions = KeyedList() if assigned_partitions is DEFAULT else assigned_partitions if type(assigned_partitions) is KeyedList or assigned_partitions is None else KeyedList(assigned_partitions)
         self.user_data = user_data
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -141,12 +157,12 @@ def _write_TopicPartition_v0_3(partition: TopicPartition, out: bytearray) -> Non
     try:
         field = "topic"
         if partition.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which TopicPartition versions 0-3 do not allow (never nullable)")
         _w.write_string(out, partition.topic)
         field = "partitions"
         partitions_items = partition.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartition versions 0-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -217,7 +233,7 @@ def _write_ConsumerProtocolAssignment_v0_3(assignment: ConsumerProtocolAssignmen
         field = "assigned_partitions[]"
         assigned_partitions_items = assignment.assigned_partitions
         if assigned_partitions_items is None:
-            raise EncodeError("field assigned_partitions is null but not nullable at this version")
+                raise EncodeError("field assigned_partitions is null, which ConsumerProtocolAssignment versions 0-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(assigned_partitions_items), False)
             for assigned_partitions_item in assigned_partitions_items:

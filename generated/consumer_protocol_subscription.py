@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,26 +26,33 @@ _pack_ConsumerProtocolSubscription_generation_id = struct.Struct(">i").pack
 class TopicPartition(GeneratedStruct):
     """Partitions the member owns now, which a cooperative assignor tries to leave in place."""
 
-    __slots__ = ("topic", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions the member owns.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartition"
     VALID_VERSIONS = (1, 3)
 
-    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 1+, map key
-    # Indexes of the topic's partitions the member owns.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 1+
+    """Indexes of the topic's partitions the member owns."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -71,40 +78,52 @@ class TopicPartition(GeneratedStruct):
 class ConsumerProtocolSubscription(GeneratedStruct):
     """Kafka's ConsumerProtocolSubscription (data), versions 0-3, flexible versions none."""
 
-    __slots__ = ("topics", "user_data", "owned_partitions", "generation_id", "rack_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Names of the topics the member subscribes to.',
+        "user_data": 'Opaque bytes for the assignor (Kafka Streams puts its SubscriptionInfo here); null when there are none.',
+        "owned_partitions": 'Partitions the member owns now, which a cooperative assignor tries to leave in place.',
+        "generation_id": 'Group generation in which the member last got OwnedPartitions; -1 when unknown.',
+        "rack_id": 'Rack of the member (client.rack), used for rack-aware assignment; null when not set.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConsumerProtocolSubscription"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Names of the topics the member subscribes to.
     topics: list[str]  # versions 0+
-    # Opaque bytes for the assignor (Kafka Streams puts its SubscriptionInfo here); null when there
-    # are none.
+    """Names of the topics the member subscribes to."""
     user_data: bytes | None  # versions 0+, nullable
-    # Partitions the member owns now, which a cooperative assignor tries to leave in place.
+    """Opaque bytes for the assignor (Kafka Streams puts its SubscriptionInfo here); null when
+    there are none."""
     owned_partitions: KeyedList[TopicPartition]  # versions 1+, ignorable
-    # Group generation in which the member last got OwnedPartitions; -1 when unknown.
+    """Partitions the member owns now, which a cooperative assignor tries to leave in place."""
     generation_id: int  # versions 2+, ignorable
-    # Rack of the member (client.rack), used for rack-aware assignment; null when not set.
+    """Group generation in which the member last got OwnedPartitions; -1 when unknown."""
     rack_id: str | None  # versions 3+, nullable, ignorable
+    """Rack of the member (client.rack), used for rack-aware assignment; null when not set."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[str] | None = None,
+        topics: list[str] = DEFAULT,
         user_data: bytes | None = None,
-        owned_partitions: list[TopicPartition] | None = None,
+        owned_partitions: list[TopicPartition] = DEFAULT,
         generation_id: int = -1,
         rack_id: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = [] if topics is None else topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = [] if topics is DEFAULT else topics
         self.user_data = user_data
-        self.owned_partitions = KeyedList() if owned_partitions is None else owned_partitions if type(owned_partitions) is KeyedList else KeyedList(owned_partitions)
+        self.owned_partitions = KeyedList() if owned_partitions is DEFAULT else owned_partitions if type(owned_partitions) is KeyedList or owned_partitions is None else KeyedList(owned_partitions)
         self.generation_id = generation_id
         self.rack_id = rack_id
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -164,12 +183,12 @@ def _write_TopicPartition_v1_3(partition: TopicPartition, out: bytearray) -> Non
     try:
         field = "topic"
         if partition.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which TopicPartition versions 1-3 do not allow (never nullable)")
         _w.write_string(out, partition.topic)
         field = "partitions"
         partitions_items = partition.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartition versions 1-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -227,7 +246,7 @@ def _write_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscri
         field = "topics"
         topics_items = subscription.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -319,7 +338,7 @@ def _write_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscri
         field = "topics"
         topics_items = subscription.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -331,7 +350,7 @@ def _write_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscri
         field = "owned_partitions[]"
         owned_partitions_items = subscription.owned_partitions
         if owned_partitions_items is None:
-            raise EncodeError("field owned_partitions is null but not nullable at this version")
+                raise EncodeError("field owned_partitions is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(owned_partitions_items), False)
             for owned_partitions_item in owned_partitions_items:
@@ -428,7 +447,7 @@ def _write_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscri
         field = "topics"
         topics_items = subscription.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -440,7 +459,7 @@ def _write_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscri
         field = "owned_partitions[]"
         owned_partitions_items = subscription.owned_partitions
         if owned_partitions_items is None:
-            raise EncodeError("field owned_partitions is null but not nullable at this version")
+                raise EncodeError("field owned_partitions is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(owned_partitions_items), False)
             for owned_partitions_item in owned_partitions_items:
@@ -540,7 +559,7 @@ def _write_ConsumerProtocolSubscription_v3(subscription: ConsumerProtocolSubscri
         field = "topics"
         topics_items = subscription.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -552,7 +571,7 @@ def _write_ConsumerProtocolSubscription_v3(subscription: ConsumerProtocolSubscri
         field = "owned_partitions[]"
         owned_partitions_items = subscription.owned_partitions
         if owned_partitions_items is None:
-            raise EncodeError("field owned_partitions is null but not nullable at this version")
+                raise EncodeError("field owned_partitions is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(owned_partitions_items), False)
             for owned_partitions_item in owned_partitions_items:

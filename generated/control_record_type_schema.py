@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,18 +26,24 @@ _pack_ControlRecordTypeSchema_type = struct.Struct(">h").pack
 class ControlRecordTypeSchema(GeneratedStruct):
     """Kafka's ControlRecordTypeSchema (data), versions 0, flexible versions none."""
 
-    __slots__ = ("type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "type": 'What the control record marks: 0 abort, 1 commit, 2 leader change, 3-6 snapshot header/footer and KRaft voter changes.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ControlRecordTypeSchema"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # What the control record marks: 0 abort, 1 commit, 2 leader change, 3-6 snapshot header/footer
-    # and KRaft voter changes.
     type: int  # versions 0+
+    """What the control record marks: 0 abort, 1 commit, 2 leader change, 3-6 snapshot
+    header/footer and KRaft voter changes."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -45,6 +51,8 @@ class ControlRecordTypeSchema(GeneratedStruct):
         type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.type = type
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,19 +28,27 @@ _pack_ControlledShutdownRequest_broker_id_broker_epoch = struct.Struct(">iq").pa
 class ControlledShutdownRequest(GeneratedStruct):
     """Kafka's ControlledShutdownRequest (request, apiKey 7), versions 0-3, flexible versions 3+."""
 
-    __slots__ = ("broker_id", "broker_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Id of the broker that asks to shut down.',
+        "broker_epoch": 'Current epoch of that broker, or -1.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ControlledShutdownRequest"
     API_KEY: int | None = 7
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller", "zkBroker"})
 
-    # Id of the broker that asks to shut down.
     broker_id: int  # versions 0+
-    # Current epoch of that broker, or -1.
+    """Id of the broker that asks to shut down."""
     broker_epoch: int  # versions 2+, ignorable
+    """Current epoch of that broker, or -1."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +57,8 @@ class ControlledShutdownRequest(GeneratedStruct):
         broker_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.unknown_tagged_fields = unknown_tagged_fields

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_ControlledShutdownResponse_error_code = struct.Struct(">h").pack
 class RemainingPartition(GeneratedStruct):
     """Partitions the broker still leads and must hand over before it can stop."""
 
-    __slots__ = ("topic_name", "partition_index", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partition in this entry belongs to.',
+        "partition_index": 'Index of the partition within its topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemainingPartition"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic the partition in this entry belongs to.
     topic_name: str  # versions 0+, map key
-    # Index of the partition within its topic.
+    """Name of the topic the partition in this entry belongs to."""
     partition_index: int  # versions 0+, map key
+    """Index of the partition within its topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class RemainingPartition(GeneratedStruct):
         partition_index: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,29 +80,39 @@ class RemainingPartition(GeneratedStruct):
 class ControlledShutdownResponse(GeneratedStruct):
     """Kafka's ControlledShutdownResponse (response, apiKey 7), versions 0-3, flexible versions 3+."""
 
-    __slots__ = ("error_code", "remaining_partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome, 0 when the broker may stop; for example STALE_BROKER_EPOCH or BROKER_NOT_AVAILABLE.',
+        "remaining_partitions": 'Partitions the broker still leads and must hand over before it can stop.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ControlledShutdownResponse"
     API_KEY: int | None = 7
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Outcome, 0 when the broker may stop; for example STALE_BROKER_EPOCH or BROKER_NOT_AVAILABLE.
     error_code: int  # versions 0+
-    # Partitions the broker still leads and must hand over before it can stop.
+    """Outcome, 0 when the broker may stop; for example STALE_BROKER_EPOCH or
+    BROKER_NOT_AVAILABLE."""
     remaining_partitions: KeyedList[RemainingPartition]  # versions 0+
+    """Partitions the broker still leads and must hand over before it can stop."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
-        remaining_partitions: list[RemainingPartition] | None = None,
+        remaining_partitions: list[RemainingPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
-        self.remaining_partitions = KeyedList() if remaining_partitions is None else remaining_partitions if type(remaining_partitions) is KeyedList else KeyedList(remaining_partitions)
+        self.remaining_partitions = KeyedList() if remaining_partitions is DEFAULT else remaining_partitions if type(remaining_partitions) is KeyedList or remaining_partitions is None else KeyedList(remaining_partitions)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -144,7 +161,7 @@ def _write_RemainingPartition_v0_2(partition: RemainingPartition, out: bytearray
     try:
         field = "topic_name"
         if partition.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which RemainingPartition versions 0-2 do not allow (never nullable)")
         _w.write_string(out, partition.topic_name)
         field = "partition_index"
         out += _pack_RemainingPartition_partition_index(partition.partition_index)
@@ -197,7 +214,7 @@ def _write_RemainingPartition_v3(partition: RemainingPartition, out: bytearray) 
     try:
         field = "topic_name"
         if partition.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which RemainingPartition version 3 does not allow (never nullable)")
         topic_name_utf8 = partition.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -276,7 +293,7 @@ def _write_ControlledShutdownResponse_v0_2(response: ControlledShutdownResponse,
         field = "remaining_partitions[]"
         remaining_partitions_items = response.remaining_partitions
         if remaining_partitions_items is None:
-            raise EncodeError("field remaining_partitions is null but not nullable at this version")
+                raise EncodeError("field remaining_partitions is null, which ControlledShutdownResponse versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(remaining_partitions_items), False)
             for remaining_partitions_item in remaining_partitions_items:
@@ -374,7 +391,7 @@ def _write_ControlledShutdownResponse_v3(response: ControlledShutdownResponse, o
         field = "remaining_partitions[]"
         remaining_partitions_items = response.remaining_partitions
         if remaining_partitions_items is None:
-            raise EncodeError("field remaining_partitions is null but not nullable at this version")
+                raise EncodeError("field remaining_partitions is null, which ControlledShutdownResponse version 3 does not allow (never nullable)")
         elif len(remaining_partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(remaining_partitions_items) + 1)
             for remaining_partitions_item in remaining_partitions_items:

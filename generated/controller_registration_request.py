@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -35,20 +35,27 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Listener(GeneratedStruct):
     """Endpoints of the controller, one per listener name."""
 
-    __slots__ = ("name", "host", "port", "security_protocol", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Listener name of the endpoint (for example CONTROLLER).',
+        "host": 'Host name or IP address of the controller on that listener.',
+        "port": 'TCP port of the listener.',
+        "security_protocol": 'Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Listener"
     VALID_VERSIONS = (0, 0)
 
-    # Listener name of the endpoint (for example CONTROLLER).
     name: str  # versions 0+, map key
-    # Host name or IP address of the controller on that listener.
+    """Listener name of the endpoint (for example CONTROLLER)."""
     host: str  # versions 0+
-    # TCP port of the listener.
+    """Host name or IP address of the controller on that listener."""
     port: int  # versions 0+
-    # Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
+    """TCP port of the listener."""
     security_protocol: int  # versions 0+
+    """Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -59,6 +66,8 @@ class Listener(GeneratedStruct):
         security_protocol: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -92,18 +101,24 @@ class Listener(GeneratedStruct):
 class Feature(GeneratedStruct):
     """Feature ranges the controller supports."""
 
-    __slots__ = ("name", "min_supported_version", "max_supported_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Feature name, for example metadata.version.',
+        "min_supported_version": 'Lowest level of the feature the controller can run at.',
+        "max_supported_version": 'Highest level of the feature the controller can run at.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Feature"
     VALID_VERSIONS = (0, 0)
 
-    # Feature name, for example metadata.version.
     name: str  # versions 0+, map key
-    # Lowest level of the feature the controller can run at.
+    """Feature name, for example metadata.version."""
     min_supported_version: int  # versions 0+
-    # Highest level of the feature the controller can run at.
+    """Lowest level of the feature the controller can run at."""
     max_supported_version: int  # versions 0+
+    """Highest level of the feature the controller can run at."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -113,6 +128,8 @@ class Feature(GeneratedStruct):
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
@@ -144,26 +161,37 @@ class ControllerRegistrationRequest(GeneratedStruct):
     """Kafka's ControllerRegistrationRequest (request, apiKey 70), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("controller_id", "incarnation_id", "zk_migration_ready", "listeners", "features", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "controller_id": 'Node id of the registering controller.',
+        "incarnation_id": 'Random uuid the controller picks each time it starts, telling one run of the process from another.',
+        "zk_migration_ready": "True when the controller's configuration for migrating from ZooKeeper is complete.",
+        "listeners": 'Endpoints of the controller, one per listener name.',
+        "features": 'Feature ranges the controller supports.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ControllerRegistrationRequest"
     API_KEY: int | None = 70
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller"})
 
-    # Node id of the registering controller.
     controller_id: int  # versions 0+
-    # Random uuid the controller picks each time it starts, telling one run of the process from
-    # another.
+    """Node id of the registering controller."""
     incarnation_id: UUID  # versions 0+
-    # True when the controller's configuration for migrating from ZooKeeper is complete.
+    """Random uuid the controller picks each time it starts, telling one run of the process from
+    another."""
     zk_migration_ready: bool  # versions 0+
-    # Endpoints of the controller, one per listener name.
+    """True when the controller's configuration for migrating from ZooKeeper is complete."""
     listeners: KeyedList[Listener]  # versions 0+
-    # Feature ranges the controller supports.
+    """Endpoints of the controller, one per listener name."""
     features: KeyedList[Feature]  # versions 0+
+    """Feature ranges the controller supports."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -171,15 +199,17 @@ class ControllerRegistrationRequest(GeneratedStruct):
         controller_id: int = 0,
         incarnation_id: UUID = _ZERO_UUID,
         zk_migration_ready: bool = False,
-        listeners: list[Listener] | None = None,
-        features: list[Feature] | None = None,
+        listeners: list[Listener] = DEFAULT,
+        features: list[Feature] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.controller_id = controller_id
         self.incarnation_id = incarnation_id
         self.zk_migration_ready = zk_migration_ready
-        self.listeners = KeyedList() if listeners is None else listeners if type(listeners) is KeyedList else KeyedList(listeners)
-        self.features = KeyedList() if features is None else features if type(features) is KeyedList else KeyedList(features)
+        self.listeners = KeyedList() if listeners is DEFAULT else listeners if type(listeners) is KeyedList or listeners is None else KeyedList(listeners)
+        self.features = KeyedList() if features is DEFAULT else features if type(features) is KeyedList or features is None else KeyedList(features)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -260,7 +290,7 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
     try:
         field = "name"
         if listener.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which Listener version 0 does not allow (never nullable)")
         name_utf8 = listener.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -269,7 +299,7 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
             _w.write_compact_string(out, listener.name)
         field = "host"
         if listener.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Listener version 0 does not allow (never nullable)")
         host_utf8 = listener.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -337,7 +367,7 @@ def _write_Feature_v0(feature: Feature, out: bytearray) -> None:
     try:
         field = "name"
         if feature.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which Feature version 0 does not allow (never nullable)")
         name_utf8 = feature.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -510,7 +540,7 @@ def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationReque
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:
@@ -522,7 +552,7 @@ def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationReque
         field = "features[]"
         features_items = request.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,28 +30,38 @@ _pack_AclCreation_operation_permission_type = struct.Struct(">bb").pack
 class AclCreation(GeneratedStruct):
     """ACL bindings to create, one entry each."""
 
-    __slots__ = ("resource_type", "resource_name", "resource_pattern_type", "principal", "host", "operation", "permission_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_type": 'Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5 transactional id, 6 delegation token, 7 user).',
+        "resource_name": 'Name of the protected resource, or the name prefix for a prefixed pattern; "*" for every resource of the type.',
+        "resource_pattern_type": 'How ResourceName is matched: 3 literal (the default), 4 prefixed.',
+        "principal": 'Principal the binding applies to, written type:name (for example User:alice).',
+        "host": 'Client host the binding applies to; "*" for any host.',
+        "operation": 'Operation allowed or denied, as an AclOperation code (for example 3 read, 4 write).',
+        "permission_type": '3 to allow the operation, 2 to deny it (AclPermissionType).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AclCreation"
     VALID_VERSIONS = (1, 3)
 
-    # Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5
-    # transactional id, 6 delegation token, 7 user).
     resource_type: int  # versions 0+
-    # Name of the protected resource, or the name prefix for a prefixed pattern; "*" for every
-    # resource of the type.
+    """Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5
+    transactional id, 6 delegation token, 7 user)."""
     resource_name: str  # versions 0+
-    # How ResourceName is matched: 3 literal (the default), 4 prefixed.
+    """Name of the protected resource, or the name prefix for a prefixed pattern; "*" for every
+    resource of the type."""
     resource_pattern_type: int  # versions 1+
-    # Principal the binding applies to, written type:name (for example User:alice).
+    """How ResourceName is matched: 3 literal (the default), 4 prefixed."""
     principal: str  # versions 0+
-    # Client host the binding applies to; "*" for any host.
+    """Principal the binding applies to, written type:name (for example User:alice)."""
     host: str  # versions 0+
-    # Operation allowed or denied, as an AclOperation code (for example 3 read, 4 write).
+    """Client host the binding applies to; "*" for any host."""
     operation: int  # versions 0+
-    # 3 to allow the operation, 2 to deny it (AclPermissionType).
+    """Operation allowed or denied, as an AclOperation code (for example 3 read, 4 write)."""
     permission_type: int  # versions 0+
+    """3 to allow the operation, 2 to deny it (AclPermissionType)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -65,6 +75,8 @@ class AclCreation(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.resource_pattern_type = resource_pattern_type
@@ -107,25 +119,34 @@ class AclCreation(GeneratedStruct):
 class CreateAclsRequest(GeneratedStruct):
     """Kafka's CreateAclsRequest (request, apiKey 30), versions 1-3, flexible versions 2+."""
 
-    __slots__ = ("creations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "creations": 'ACL bindings to create, one entry each.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreateAclsRequest"
     API_KEY: int | None = 30
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # ACL bindings to create, one entry each.
     creations: list[AclCreation]  # versions 0+
+    """ACL bindings to create, one entry each."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        creations: list[AclCreation] | None = None,
+        creations: list[AclCreation] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.creations = [] if creations is None else creations
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.creations = [] if creations is DEFAULT else creations
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -184,17 +205,17 @@ def _write_AclCreation_v1(creation: AclCreation, out: bytearray) -> None:
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
         if creation.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which AclCreation version 1 does not allow (never nullable)")
         _w.write_string(out, creation.resource_name)
         field = "resource_pattern_type"
         out += _pack_AclCreation_resource_pattern_type(creation.resource_pattern_type)
         field = "principal"
         if creation.principal is None:
-            raise EncodeError("field principal is null but not nullable at this version")
+            raise EncodeError("field principal is null, which AclCreation version 1 does not allow (never nullable)")
         _w.write_string(out, creation.principal)
         field = "host"
         if creation.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which AclCreation version 1 does not allow (never nullable)")
         _w.write_string(out, creation.host)
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
@@ -281,7 +302,7 @@ def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray) -> None:
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
         if creation.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which AclCreation versions 2-3 do not allow (never nullable)")
         resource_name_utf8 = creation.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -292,7 +313,7 @@ def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray) -> None:
         out += _pack_AclCreation_resource_pattern_type(creation.resource_pattern_type)
         field = "principal"
         if creation.principal is None:
-            raise EncodeError("field principal is null but not nullable at this version")
+            raise EncodeError("field principal is null, which AclCreation versions 2-3 do not allow (never nullable)")
         principal_utf8 = creation.principal.encode()
         if len(principal_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_utf8) + 1)
@@ -301,7 +322,7 @@ def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray) -> None:
             _w.write_compact_string(out, creation.principal)
         field = "host"
         if creation.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which AclCreation versions 2-3 do not allow (never nullable)")
         host_utf8 = creation.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -387,7 +408,7 @@ def _write_CreateAclsRequest_v1(request: CreateAclsRequest, out: bytearray) -> N
         field = "creations[]"
         creations_items = request.creations
         if creations_items is None:
-            raise EncodeError("field creations is null but not nullable at this version")
+                raise EncodeError("field creations is null, which CreateAclsRequest version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(creations_items), False)
             for creations_item in creations_items:
@@ -510,7 +531,7 @@ def _write_CreateAclsRequest_v2_3(request: CreateAclsRequest, out: bytearray) ->
         field = "creations[]"
         creations_items = request.creations
         if creations_items is None:
-            raise EncodeError("field creations is null but not nullable at this version")
+                raise EncodeError("field creations is null, which CreateAclsRequest versions 2-3 do not allow (never nullable)")
         elif len(creations_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(creations_items) + 1)
             for creations_item in creations_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_CreateAclsResponse_throttle_time_ms = struct.Struct(">i").pack
 class AclCreationResult(GeneratedStruct):
     """Outcome of each creation, in request order."""
 
-    __slots__ = ("error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this binding, 0 on success; for example INVALID_REQUEST or SECURITY_DISABLED.',
+        "error_message": 'Text describing the failure for people, or null on success.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AclCreationResult"
     VALID_VERSIONS = (1, 3)
 
-    # Outcome for this binding, 0 on success; for example INVALID_REQUEST or SECURITY_DISABLED.
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null on success.
+    """Outcome for this binding, 0 on success; for example INVALID_REQUEST or SECURITY_DISABLED."""
     error_message: str | None  # versions 0+, nullable
+    """Text describing the failure for people, or null on success."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class AclCreationResult(GeneratedStruct):
         error_message: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,29 +80,38 @@ class AclCreationResult(GeneratedStruct):
 class CreateAclsResponse(GeneratedStruct):
     """Kafka's CreateAclsResponse (response, apiKey 30), versions 1-3, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "results": 'Outcome of each creation, in request order.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreateAclsResponse"
     API_KEY: int | None = 30
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome of each creation, in request order.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     results: list[AclCreationResult]  # versions 0+
+    """Outcome of each creation, in request order."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        results: list[AclCreationResult] | None = None,
+        results: list[AclCreationResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.results = [] if results is None else results
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -270,7 +286,7 @@ def _write_CreateAclsResponse_v1(response: CreateAclsResponse, out: bytearray) -
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which CreateAclsResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(results_items), False)
             for results_item in results_items:
@@ -371,7 +387,7 @@ def _write_CreateAclsResponse_v2_3(response: CreateAclsResponse, out: bytearray)
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which CreateAclsResponse versions 2-3 do not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

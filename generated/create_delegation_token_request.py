@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,16 +26,21 @@ _pack_CreateDelegationTokenRequest_max_lifetime_ms = struct.Struct(">q").pack
 class CreatableRenewers(GeneratedStruct):
     """Principals besides the owner that may renew the token."""
 
-    __slots__ = ("principal_type", "principal_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "principal_type": 'Principal type of the renewer (normally User).',
+        "principal_name": 'Name of the principal allowed to renew.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatableRenewers"
     VALID_VERSIONS = (0, 3)
 
-    # Principal type of the renewer (normally User).
     principal_type: str  # versions 0+
-    # Name of the principal allowed to renew.
+    """Principal type of the renewer (normally User)."""
     principal_name: str  # versions 0+
+    """Name of the principal allowed to renew."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -44,6 +49,8 @@ class CreatableRenewers(GeneratedStruct):
         principal_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.principal_type = principal_type
         self.principal_name = principal_name
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -72,38 +79,50 @@ class CreateDelegationTokenRequest(GeneratedStruct):
     """Kafka's CreateDelegationTokenRequest (request, apiKey 38), versions 0-3, flexible versions
     2+."""
 
-    __slots__ = ("owner_principal_type", "owner_principal_name", "renewers", "max_lifetime_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "owner_principal_type": 'Principal type of the user the token is for (normally User); null makes the requester the owner.',
+        "owner_principal_name": 'Name of the user the token is for; null makes the requester the owner.',
+        "renewers": 'Principals besides the owner that may renew the token.',
+        "max_lifetime_ms": "Longest life of the token in milliseconds, capped by the broker's maximum; -1 to take the broker's default.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreateDelegationTokenRequest"
     API_KEY: int | None = 38
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = (0, 0)
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller", "zkBroker"})
 
-    # Principal type of the user the token is for (normally User); null makes the requester the
-    # owner.
     owner_principal_type: str | None  # versions 3+, nullable
-    # Name of the user the token is for; null makes the requester the owner.
+    """Principal type of the user the token is for (normally User); null makes the requester the
+    owner."""
     owner_principal_name: str | None  # versions 3+, nullable
-    # Principals besides the owner that may renew the token.
+    """Name of the user the token is for; null makes the requester the owner."""
     renewers: list[CreatableRenewers]  # versions 0+
-    # Longest life of the token in milliseconds, capped by the broker's maximum; -1 to take the
-    # broker's default.
+    """Principals besides the owner that may renew the token."""
     max_lifetime_ms: int  # versions 0+
+    """Longest life of the token in milliseconds, capped by the broker's maximum; -1 to take the
+    broker's default."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         owner_principal_type: str | None = '',
         owner_principal_name: str | None = '',
-        renewers: list[CreatableRenewers] | None = None,
+        renewers: list[CreatableRenewers] = DEFAULT,
         max_lifetime_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.owner_principal_type = owner_principal_type
         self.owner_principal_name = owner_principal_name
-        self.renewers = [] if renewers is None else renewers
+        self.renewers = [] if renewers is DEFAULT else renewers
         self.max_lifetime_ms = max_lifetime_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -156,11 +175,11 @@ def _write_CreatableRenewers_v0_1(renewers: CreatableRenewers, out: bytearray) -
     try:
         field = "principal_type"
         if renewers.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which CreatableRenewers versions 0-1 do not allow (never nullable)")
         _w.write_string(out, renewers.principal_type)
         field = "principal_name"
         if renewers.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which CreatableRenewers versions 0-1 do not allow (never nullable)")
         _w.write_string(out, renewers.principal_name)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -221,7 +240,7 @@ def _write_CreatableRenewers_v2_3(renewers: CreatableRenewers, out: bytearray) -
     try:
         field = "principal_type"
         if renewers.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which CreatableRenewers versions 2-3 do not allow (never nullable)")
         principal_type_utf8 = renewers.principal_type.encode()
         if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_type_utf8) + 1)
@@ -230,7 +249,7 @@ def _write_CreatableRenewers_v2_3(renewers: CreatableRenewers, out: bytearray) -
             _w.write_compact_string(out, renewers.principal_type)
         field = "principal_name"
         if renewers.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which CreatableRenewers versions 2-3 do not allow (never nullable)")
         principal_name_utf8 = renewers.principal_name.encode()
         if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_name_utf8) + 1)
@@ -311,7 +330,7 @@ def _write_CreateDelegationTokenRequest_v0_1(request: CreateDelegationTokenReque
         field = "renewers[]"
         renewers_items = request.renewers
         if renewers_items is None:
-            raise EncodeError("field renewers is null but not nullable at this version")
+                raise EncodeError("field renewers is null, which CreateDelegationTokenRequest versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(renewers_items), False)
             for renewers_item in renewers_items:
@@ -424,7 +443,7 @@ def _write_CreateDelegationTokenRequest_v2(request: CreateDelegationTokenRequest
         field = "renewers[]"
         renewers_items = request.renewers
         if renewers_items is None:
-            raise EncodeError("field renewers is null but not nullable at this version")
+                raise EncodeError("field renewers is null, which CreateDelegationTokenRequest version 2 does not allow (never nullable)")
         elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(renewers_items) + 1)
             for renewers_item in renewers_items:
@@ -578,7 +597,7 @@ def _write_CreateDelegationTokenRequest_v3(request: CreateDelegationTokenRequest
         field = "renewers[]"
         renewers_items = request.renewers
         if renewers_items is None:
-            raise EncodeError("field renewers is null but not nullable at this version")
+                raise EncodeError("field renewers is null, which CreateDelegationTokenRequest version 3 does not allow (never nullable)")
         elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(renewers_items) + 1)
             for renewers_item in renewers_items:

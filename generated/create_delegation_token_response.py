@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,38 +31,54 @@ class CreateDelegationTokenResponse(GeneratedStruct):
     """Kafka's CreateDelegationTokenResponse (response, apiKey 38), versions 0-3, flexible versions
     2+."""
 
-    __slots__ = ("error_code", "principal_type", "principal_name", "token_requester_principal_type", "token_requester_principal_name", "issue_timestamp_ms", "expiry_timestamp_ms", "max_timestamp_ms", "token_id", "hmac", "throttle_time_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED, or DELEGATION_TOKEN_REQUEST_NOT_ALLOWED on a connection that itself used a token.',
+        "principal_type": 'Principal type of the user who owns the token (normally User).',
+        "principal_name": 'Name of the user who owns the token.',
+        "token_requester_principal_type": 'Principal type of the user who asked for the token.',
+        "token_requester_principal_name": 'Name of the user who asked for the token.',
+        "issue_timestamp_ms": 'When the token was created, in milliseconds since the epoch.',
+        "expiry_timestamp_ms": 'Time in milliseconds since the epoch at which the token expires unless renewed first.',
+        "max_timestamp_ms": 'Time in milliseconds since the epoch after which the token cannot be renewed any further.',
+        "token_id": 'Id of the token, used as the SCRAM user name when authenticating with it.',
+        "hmac": "The token's secret (an HMAC of the token id), used as the SCRAM password.",
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreateDelegationTokenResponse"
     API_KEY: int | None = 38
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED, or
-    # DELEGATION_TOKEN_REQUEST_NOT_ALLOWED on a connection that itself used a token.
     error_code: int  # versions 0+
-    # Principal type of the user who owns the token (normally User).
+    """Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED, or
+    DELEGATION_TOKEN_REQUEST_NOT_ALLOWED on a connection that itself used a token."""
     principal_type: str  # versions 0+
-    # Name of the user who owns the token.
+    """Principal type of the user who owns the token (normally User)."""
     principal_name: str  # versions 0+
-    # Principal type of the user who asked for the token.
+    """Name of the user who owns the token."""
     token_requester_principal_type: str  # versions 3+
-    # Name of the user who asked for the token.
+    """Principal type of the user who asked for the token."""
     token_requester_principal_name: str  # versions 3+
-    # When the token was created, in milliseconds since the epoch.
+    """Name of the user who asked for the token."""
     issue_timestamp_ms: int  # versions 0+
-    # Time in milliseconds since the epoch at which the token expires unless renewed first.
+    """When the token was created, in milliseconds since the epoch."""
     expiry_timestamp_ms: int  # versions 0+
-    # Time in milliseconds since the epoch after which the token cannot be renewed any further.
+    """Time in milliseconds since the epoch at which the token expires unless renewed first."""
     max_timestamp_ms: int  # versions 0+
-    # Id of the token, used as the SCRAM user name when authenticating with it.
+    """Time in milliseconds since the epoch after which the token cannot be renewed any further."""
     token_id: str  # versions 0+
-    # The token's secret (an HMAC of the token id), used as the SCRAM password.
+    """Id of the token, used as the SCRAM user name when authenticating with it."""
     hmac: bytes  # versions 0+
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
+    """The token's secret (an HMAC of the token id), used as the SCRAM password."""
     throttle_time_ms: int  # versions 0+
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -80,6 +96,8 @@ class CreateDelegationTokenResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.principal_type = principal_type
         self.principal_name = principal_name
@@ -177,21 +195,21 @@ def _write_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenRes
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
         if response.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
         _w.write_string(out, response.principal_type)
         field = "principal_name"
         if response.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
         _w.write_string(out, response.principal_name)
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
         if response.token_id is None:
-            raise EncodeError("field token_id is null but not nullable at this version")
+            raise EncodeError("field token_id is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
         _w.write_string(out, response.token_id)
         field = "hmac"
         if response.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
         _w.write_bytes(out, response.hmac)
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
@@ -287,7 +305,7 @@ def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespo
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
         if response.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
         principal_type_utf8 = response.principal_type.encode()
         if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_type_utf8) + 1)
@@ -296,7 +314,7 @@ def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespo
             _w.write_compact_string(out, response.principal_type)
         field = "principal_name"
         if response.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
         principal_name_utf8 = response.principal_name.encode()
         if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_name_utf8) + 1)
@@ -307,7 +325,7 @@ def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespo
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
         if response.token_id is None:
-            raise EncodeError("field token_id is null but not nullable at this version")
+            raise EncodeError("field token_id is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
         token_id_utf8 = response.token_id.encode()
         if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_id_utf8) + 1)
@@ -316,7 +334,7 @@ def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespo
             _w.write_compact_string(out, response.token_id)
         field = "hmac"
         if response.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
         _w.write_compact_bytes(out, response.hmac)
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
@@ -439,7 +457,7 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
         if response.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
         principal_type_utf8 = response.principal_type.encode()
         if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_type_utf8) + 1)
@@ -448,7 +466,7 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
             _w.write_compact_string(out, response.principal_type)
         field = "principal_name"
         if response.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
         principal_name_utf8 = response.principal_name.encode()
         if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_name_utf8) + 1)
@@ -457,7 +475,7 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
             _w.write_compact_string(out, response.principal_name)
         field = "token_requester_principal_type"
         if response.token_requester_principal_type is None:
-            raise EncodeError("field token_requester_principal_type is null but not nullable at this version")
+            raise EncodeError("field token_requester_principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
         token_requester_principal_type_utf8 = response.token_requester_principal_type.encode()
         if len(token_requester_principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_requester_principal_type_utf8) + 1)
@@ -466,7 +484,7 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
             _w.write_compact_string(out, response.token_requester_principal_type)
         field = "token_requester_principal_name"
         if response.token_requester_principal_name is None:
-            raise EncodeError("field token_requester_principal_name is null but not nullable at this version")
+            raise EncodeError("field token_requester_principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
         token_requester_principal_name_utf8 = response.token_requester_principal_name.encode()
         if len(token_requester_principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_requester_principal_name_utf8) + 1)
@@ -477,7 +495,7 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
         if response.token_id is None:
-            raise EncodeError("field token_id is null but not nullable at this version")
+            raise EncodeError("field token_id is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
         token_id_utf8 = response.token_id.encode()
         if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_id_utf8) + 1)
@@ -486,7 +504,7 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
             _w.write_compact_string(out, response.token_id)
         field = "hmac"
         if response.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
         _w.write_compact_bytes(out, response.hmac)
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,22 +31,28 @@ class CreatePartitionsAssignment(GeneratedStruct):
     """Replica placement of each new partition, in partition order; null lets the controller place
     them."""
 
-    __slots__ = ("broker_ids", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_ids": "Broker ids of the new partition's replicas, preferred leader first.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatePartitionsAssignment"
     VALID_VERSIONS = (0, 3)
 
-    # Broker ids of the new partition's replicas, preferred leader first.
     broker_ids: list[int]  # versions 0+
+    """Broker ids of the new partition's replicas, preferred leader first."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        broker_ids: list[int] | None = None,
+        broker_ids: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.broker_ids = [] if broker_ids is None else broker_ids
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.broker_ids = [] if broker_ids is DEFAULT else broker_ids
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -70,31 +76,40 @@ class CreatePartitionsAssignment(GeneratedStruct):
 class CreatePartitionsTopic(GeneratedStruct):
     """Topics to grow, one entry per topic."""
 
-    __slots__ = ("name", "count", "assignments", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic this entry is about.',
+        "count": 'Total number of partitions the topic should have afterwards; must exceed the current count.',
+        "assignments": 'Replica placement of each new partition, in partition order; null lets the controller place them.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatePartitionsTopic"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic this entry is about.
     name: str  # versions 0+, map key
-    # Total number of partitions the topic should have afterwards; must exceed the current count.
+    """Name of the topic this entry is about."""
     count: int  # versions 0+
-    # Replica placement of each new partition, in partition order; null lets the controller place
-    # them.
+    """Total number of partitions the topic should have afterwards; must exceed the current
+    count."""
     assignments: list[CreatePartitionsAssignment] | None  # versions 0+, nullable
+    """Replica placement of each new partition, in partition order; null lets the controller
+    place them."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
         count: int = 0,
-        assignments: list[CreatePartitionsAssignment] | None = None,
+        assignments: list[CreatePartitionsAssignment] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.count = count
-        self.assignments = [] if assignments is None else assignments
+        self.assignments = [] if assignments is DEFAULT else assignments
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -122,31 +137,42 @@ class CreatePartitionsTopic(GeneratedStruct):
 class CreatePartitionsRequest(GeneratedStruct):
     """Kafka's CreatePartitionsRequest (request, apiKey 37), versions 0-3, flexible versions 2+."""
 
-    __slots__ = ("topics", "timeout_ms", "validate_only", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Topics to grow, one entry per topic.',
+        "timeout_ms": 'Milliseconds to wait for the partitions to be created before answering with a timeout.',
+        "validate_only": 'When true the broker only checks the request and creates no partitions.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatePartitionsRequest"
     API_KEY: int | None = 37
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Topics to grow, one entry per topic.
     topics: KeyedList[CreatePartitionsTopic]  # versions 0+
-    # Milliseconds to wait for the partitions to be created before answering with a timeout.
+    """Topics to grow, one entry per topic."""
     timeout_ms: int  # versions 0+
-    # When true the broker only checks the request and creates no partitions.
+    """Milliseconds to wait for the partitions to be created before answering with a timeout."""
     validate_only: bool  # versions 0+
+    """When true the broker only checks the request and creates no partitions."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[CreatePartitionsTopic] | None = None,
+        topics: list[CreatePartitionsTopic] = DEFAULT,
         timeout_ms: int = 0,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -201,7 +227,7 @@ def _write_CreatePartitionsAssignment_v0_1(assignment: CreatePartitionsAssignmen
         field = "broker_ids"
         broker_ids_items = assignment.broker_ids
         if broker_ids_items is None:
-            raise EncodeError("field broker_ids is null but not nullable at this version")
+                raise EncodeError("field broker_ids is null, which CreatePartitionsAssignment versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(broker_ids_items), False)
             _w.write_fixed_array(out, broker_ids_items, "i")
@@ -260,7 +286,7 @@ def _write_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignmen
         field = "broker_ids"
         broker_ids_items = assignment.broker_ids
         if broker_ids_items is None:
-            raise EncodeError("field broker_ids is null but not nullable at this version")
+                raise EncodeError("field broker_ids is null, which CreatePartitionsAssignment versions 2-3 do not allow (never nullable)")
         elif len(broker_ids_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(broker_ids_items) + 1)
             out += _pack_int32s[len(broker_ids_items)](*broker_ids_items)
@@ -342,7 +368,7 @@ def _write_CreatePartitionsTopic_v0_1(topic: CreatePartitionsTopic, out: bytearr
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatePartitionsTopic versions 0-1 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "count"
         out += _pack_CreatePartitionsTopic_count(topic.count)
@@ -457,7 +483,7 @@ def _write_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic, out: bytearr
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatePartitionsTopic versions 2-3 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -579,7 +605,7 @@ def _write_CreatePartitionsRequest_v0_1(request: CreatePartitionsRequest, out: b
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which CreatePartitionsRequest versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -724,7 +750,7 @@ def _write_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest, out: b
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which CreatePartitionsRequest versions 2-3 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,19 +28,25 @@ _pack_CreatePartitionsResponse_throttle_time_ms = struct.Struct(">i").pack
 class CreatePartitionsTopicResult(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = ("name", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic this entry is about.',
+        "error_code": 'Outcome for this topic, 0 on success; for example INVALID_PARTITIONS or THROTTLING_QUOTA_EXCEEDED.',
+        "error_message": 'Text describing the failure for people, or null on success.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatePartitionsTopicResult"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic this entry is about.
     name: str  # versions 0+
-    # Outcome for this topic, 0 on success; for example INVALID_PARTITIONS or
-    # THROTTLING_QUOTA_EXCEEDED.
+    """Name of the topic this entry is about."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null on success.
+    """Outcome for this topic, 0 on success; for example INVALID_PARTITIONS or
+    THROTTLING_QUOTA_EXCEEDED."""
     error_message: str | None  # versions 0+, nullable
+    """Text describing the failure for people, or null on success."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +56,8 @@ class CreatePartitionsTopicResult(GeneratedStruct):
         error_message: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.error_code = error_code
         self.error_message = error_message
@@ -80,29 +88,38 @@ class CreatePartitionsTopicResult(GeneratedStruct):
 class CreatePartitionsResponse(GeneratedStruct):
     """Kafka's CreatePartitionsResponse (response, apiKey 37), versions 0-3, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "results": 'Outcome for each topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatePartitionsResponse"
     API_KEY: int | None = 37
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome for each topic of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     results: list[CreatePartitionsTopicResult]  # versions 0+
+    """Outcome for each topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        results: list[CreatePartitionsTopicResult] | None = None,
+        results: list[CreatePartitionsTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.results = [] if results is None else results
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -153,7 +170,7 @@ def _write_CreatePartitionsTopicResult_v0_1(result: CreatePartitionsTopicResult,
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatePartitionsTopicResult versions 0-1 do not allow (never nullable)")
         _w.write_string(out, result.name)
         field = "error_code"
         out += _pack_CreatePartitionsTopicResult_error_code(result.error_code)
@@ -224,7 +241,7 @@ def _write_CreatePartitionsTopicResult_v2_3(result: CreatePartitionsTopicResult,
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatePartitionsTopicResult versions 2-3 do not allow (never nullable)")
         name_utf8 = result.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -308,7 +325,7 @@ def _write_CreatePartitionsResponse_v0_1(response: CreatePartitionsResponse, out
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which CreatePartitionsResponse versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(results_items), False)
             for results_item in results_items:
@@ -421,7 +438,7 @@ def _write_CreatePartitionsResponse_v2_3(response: CreatePartitionsResponse, out
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which CreatePartitionsResponse versions 2-3 do not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

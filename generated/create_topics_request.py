@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,26 +32,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class CreatableReplicaAssignment(GeneratedStruct):
     """Explicit replica placement per partition; empty to let the controller place them."""
 
-    __slots__ = ("partition_index", "broker_ids", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition being placed.',
+        "broker_ids": "Broker ids of the partition's replicas, preferred leader first.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatableReplicaAssignment"
     VALID_VERSIONS = (2, 7)
 
-    # Index of the partition being placed.
     partition_index: int  # versions 0+, map key
-    # Broker ids of the partition's replicas, preferred leader first.
+    """Index of the partition being placed."""
     broker_ids: list[int]  # versions 0+
+    """Broker ids of the partition's replicas, preferred leader first."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         partition_index: int = 0,
-        broker_ids: list[int] | None = None,
+        broker_ids: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
-        self.broker_ids = [] if broker_ids is None else broker_ids
+        self.broker_ids = [] if broker_ids is DEFAULT else broker_ids
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -77,16 +84,21 @@ class CreatableReplicaAssignment(GeneratedStruct):
 class CreatableTopicConfig(GeneratedStruct):
     """Topic settings that differ from the defaults."""
 
-    __slots__ = ("name", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Topic config key, for example cleanup.policy.',
+        "value": 'Value the config key takes on the new topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatableTopicConfig"
     VALID_VERSIONS = (2, 7)
 
-    # Topic config key, for example cleanup.policy.
     name: str  # versions 0+, map key
-    # Value the config key takes on the new topic.
+    """Topic config key, for example cleanup.policy."""
     value: str | None  # versions 0+, nullable
+    """Value the config key takes on the new topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -95,6 +107,8 @@ class CreatableTopicConfig(GeneratedStruct):
         value: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -122,22 +136,30 @@ class CreatableTopicConfig(GeneratedStruct):
 class CreatableTopic(GeneratedStruct):
     """One entry per topic to create."""
 
-    __slots__ = ("name", "num_partitions", "replication_factor", "assignments", "configs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the new topic.',
+        "num_partitions": 'Partition count, or -1 for the broker default or when Assignments are given.',
+        "replication_factor": 'Replicas per partition, or -1 for the broker default or when Assignments are given.',
+        "assignments": 'Explicit replica placement per partition; empty to let the controller place them.',
+        "configs": 'Topic settings that differ from the defaults.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatableTopic"
     VALID_VERSIONS = (2, 7)
 
-    # Name of the new topic.
     name: str  # versions 0+, map key
-    # Partition count, or -1 for the broker default or when Assignments are given.
+    """Name of the new topic."""
     num_partitions: int  # versions 0+
-    # Replicas per partition, or -1 for the broker default or when Assignments are given.
+    """Partition count, or -1 for the broker default or when Assignments are given."""
     replication_factor: int  # versions 0+
-    # Explicit replica placement per partition; empty to let the controller place them.
+    """Replicas per partition, or -1 for the broker default or when Assignments are given."""
     assignments: KeyedList[CreatableReplicaAssignment]  # versions 0+
-    # Topic settings that differ from the defaults.
+    """Explicit replica placement per partition; empty to let the controller place them."""
     configs: KeyedList[CreatableTopicConfig]  # versions 0+
+    """Topic settings that differ from the defaults."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -145,15 +167,17 @@ class CreatableTopic(GeneratedStruct):
         name: str = '',
         num_partitions: int = 0,
         replication_factor: int = 0,
-        assignments: list[CreatableReplicaAssignment] | None = None,
-        configs: list[CreatableTopicConfig] | None = None,
+        assignments: list[CreatableReplicaAssignment] = DEFAULT,
+        configs: list[CreatableTopicConfig] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.num_partitions = num_partitions
         self.replication_factor = replication_factor
-        self.assignments = KeyedList() if assignments is None else assignments if type(assignments) is KeyedList else KeyedList(assignments)
-        self.configs = KeyedList() if configs is None else configs if type(configs) is KeyedList else KeyedList(configs)
+        self.assignments = KeyedList() if assignments is DEFAULT else assignments if type(assignments) is KeyedList or assignments is None else KeyedList(assignments)
+        self.configs = KeyedList() if configs is DEFAULT else configs if type(configs) is KeyedList or configs is None else KeyedList(configs)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -185,31 +209,42 @@ class CreatableTopic(GeneratedStruct):
 class CreateTopicsRequest(GeneratedStruct):
     """Kafka's CreateTopicsRequest (request, apiKey 19), versions 2-7, flexible versions 5+."""
 
-    __slots__ = ("topics", "timeout_ms", "validate_only", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'One entry per topic to create.',
+        "timeout_ms": 'Milliseconds to wait for the topics to be created.',
+        "validate_only": 'When true, only check that the topics could be created; create nothing.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreateTopicsRequest"
     API_KEY: int | None = 19
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 5
     VALID_VERSIONS = (2, 7)
+    STABLE_VERSIONS: tuple[int, int] | None = (2, 7)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # One entry per topic to create.
     topics: KeyedList[CreatableTopic]  # versions 0+
-    # Milliseconds to wait for the topics to be created.
+    """One entry per topic to create."""
     timeout_ms: int  # versions 0+
-    # When true, only check that the topics could be created; create nothing.
+    """Milliseconds to wait for the topics to be created."""
     validate_only: bool  # versions 1+
+    """When true, only check that the topics could be created; create nothing."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[CreatableTopic] | None = None,
+        topics: list[CreatableTopic] = DEFAULT,
         timeout_ms: int = 60000,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -269,7 +304,7 @@ def _write_CreatableReplicaAssignment_v2_4(assignment: CreatableReplicaAssignmen
         field = "broker_ids"
         broker_ids_items = assignment.broker_ids
         if broker_ids_items is None:
-            raise EncodeError("field broker_ids is null but not nullable at this version")
+                raise EncodeError("field broker_ids is null, which CreatableReplicaAssignment versions 2-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(broker_ids_items), False)
             _w.write_fixed_array(out, broker_ids_items, "i")
@@ -333,7 +368,7 @@ def _write_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignmen
         field = "broker_ids"
         broker_ids_items = assignment.broker_ids
         if broker_ids_items is None:
-            raise EncodeError("field broker_ids is null but not nullable at this version")
+                raise EncodeError("field broker_ids is null, which CreatableReplicaAssignment versions 5-7 do not allow (never nullable)")
         elif len(broker_ids_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(broker_ids_items) + 1)
             out += _pack_int32s[len(broker_ids_items)](*broker_ids_items)
@@ -388,7 +423,7 @@ def _write_CreatableTopicConfig_v2_4(config: CreatableTopicConfig, out: bytearra
     try:
         field = "name"
         if config.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatableTopicConfig versions 2-4 do not allow (never nullable)")
         _w.write_string(out, config.name)
         field = "value"
         _w.write_string(out, config.value)
@@ -454,7 +489,7 @@ def _write_CreatableTopicConfig_v5_7(config: CreatableTopicConfig, out: bytearra
     try:
         field = "name"
         if config.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatableTopicConfig versions 5-7 do not allow (never nullable)")
         name_utf8 = config.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -561,14 +596,14 @@ def _write_CreatableTopic_v2_4(topic: CreatableTopic, out: bytearray) -> None:
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatableTopic versions 2-4 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "num_partitions, replication_factor"
         out += _pack_CreatableTopic_num_partitions_replication_factor(topic.num_partitions, topic.replication_factor)
         field = "assignments[]"
         assignments_items = topic.assignments
         if assignments_items is None:
-            raise EncodeError("field assignments is null but not nullable at this version")
+                raise EncodeError("field assignments is null, which CreatableTopic versions 2-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(assignments_items), False)
             for assignments_item in assignments_items:
@@ -576,7 +611,7 @@ def _write_CreatableTopic_v2_4(topic: CreatableTopic, out: bytearray) -> None:
         field = "configs[]"
         configs_items = topic.configs
         if configs_items is None:
-            raise EncodeError("field configs is null but not nullable at this version")
+                raise EncodeError("field configs is null, which CreatableTopic versions 2-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(configs_items), False)
             for configs_item in configs_items:
@@ -753,7 +788,7 @@ def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray) -> None:
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -765,7 +800,7 @@ def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray) -> None:
         field = "assignments[]"
         assignments_items = topic.assignments
         if assignments_items is None:
-            raise EncodeError("field assignments is null but not nullable at this version")
+                raise EncodeError("field assignments is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
         elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(assignments_items) + 1)
             for assignments_item in assignments_items:
@@ -777,7 +812,7 @@ def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray) -> None:
         field = "configs[]"
         configs_items = topic.configs
         if configs_items is None:
-            raise EncodeError("field configs is null but not nullable at this version")
+                raise EncodeError("field configs is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
         elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(configs_items) + 1)
             for configs_item in configs_items:
@@ -921,7 +956,7 @@ def _write_CreateTopicsRequest_v2_4(request: CreateTopicsRequest, out: bytearray
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which CreateTopicsRequest versions 2-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1128,7 +1163,7 @@ def _write_CreateTopicsRequest_v5_7(request: CreateTopicsRequest, out: bytearray
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which CreateTopicsRequest versions 5-7 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

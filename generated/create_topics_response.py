@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -37,23 +37,31 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class CreatableTopicConfigs(GeneratedStruct):
     """The topic's effective configs, or null when they are not reported."""
 
-    __slots__ = ("name", "value", "read_only", "config_source", "is_sensitive", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Config key, for example retention.ms.',
+        "value": 'Effective value of the key, or null when it is sensitive or unset.',
+        "read_only": 'True when the key cannot be changed on this topic.',
+        "config_source": 'Where the value comes from, as a DescribeConfigs source code (1 topic override, 4 static broker config, 5 default, ...); -1 when unknown.',
+        "is_sensitive": 'True when the value is secret, in which case it is reported as null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatableTopicConfigs"
     VALID_VERSIONS = (5, 7)
 
-    # Config key, for example retention.ms.
     name: str  # versions 5+
-    # Effective value of the key, or null when it is sensitive or unset.
+    """Config key, for example retention.ms."""
     value: str | None  # versions 5+, nullable
-    # True when the key cannot be changed on this topic.
+    """Effective value of the key, or null when it is sensitive or unset."""
     read_only: bool  # versions 5+
-    # Where the value comes from, as a DescribeConfigs source code (1 topic override, 4 static
-    # broker config, 5 default, ...); -1 when unknown.
+    """True when the key cannot be changed on this topic."""
     config_source: int  # versions 5+, ignorable
-    # True when the value is secret, in which case it is reported as null.
+    """Where the value comes from, as a DescribeConfigs source code (1 topic override, 4 static
+    broker config, 5 default, ...); -1 when unknown."""
     is_sensitive: bool  # versions 5+
+    """True when the value is secret, in which case it is reported as null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -65,6 +73,8 @@ class CreatableTopicConfigs(GeneratedStruct):
         is_sensitive: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.value = value
         self.read_only = read_only
@@ -101,30 +111,42 @@ class CreatableTopicConfigs(GeneratedStruct):
 class CreatableTopicResult(GeneratedStruct):
     """One result per topic in the request."""
 
-    __slots__ = ("name", "topic_id", "error_code", "error_message", "topic_config_error_code", "num_partitions", "replication_factor", "configs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "topic_id": 'Id given to the new topic.',
+        "error_code": 'Outcome for this topic, 0 on success; for example TOPIC_ALREADY_EXISTS, INVALID_REPLICATION_FACTOR or POLICY_VIOLATION.',
+        "error_message": 'Text of the error, or null on success.',
+        "topic_config_error_code": "Why the topic's configs are left out of this result (for example TOPIC_AUTHORIZATION_FAILED when the caller may not describe them); 0 when they are present.",
+        "num_partitions": 'Number of partitions the topic was (or would be) created with; -1 when unknown.',
+        "replication_factor": 'Replicas per partition the topic was (or would be) created with; -1 when unknown.',
+        "configs": "The topic's effective configs, or null when they are not reported.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreatableTopicResult"
     VALID_VERSIONS = (2, 7)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
-    # Id given to the new topic.
+    """Name of the topic the partitions in this entry belong to."""
     topic_id: UUID  # versions 7+, ignorable
-    # Outcome for this topic, 0 on success; for example TOPIC_ALREADY_EXISTS,
-    # INVALID_REPLICATION_FACTOR or POLICY_VIOLATION.
+    """Id given to the new topic."""
     error_code: int  # versions 0+
-    # Text of the error, or null on success.
+    """Outcome for this topic, 0 on success; for example TOPIC_ALREADY_EXISTS,
+    INVALID_REPLICATION_FACTOR or POLICY_VIOLATION."""
     error_message: str | None  # versions 1+, nullable 0+, ignorable
-    # Why the topic's configs are left out of this result (for example TOPIC_AUTHORIZATION_FAILED
-    # when the caller may not describe them); 0 when they are present.
+    """Text of the error, or null on success."""
     topic_config_error_code: int  # versions 5+, tag 0, ignorable
-    # Number of partitions the topic was (or would be) created with; -1 when unknown.
+    """Why the topic's configs are left out of this result (for example
+    TOPIC_AUTHORIZATION_FAILED when the caller may not describe them); 0 when they are
+    present."""
     num_partitions: int  # versions 5+, ignorable
-    # Replicas per partition the topic was (or would be) created with; -1 when unknown.
+    """Number of partitions the topic was (or would be) created with; -1 when unknown."""
     replication_factor: int  # versions 5+, ignorable
-    # The topic's effective configs, or null when they are not reported.
+    """Replicas per partition the topic was (or would be) created with; -1 when unknown."""
     configs: list[CreatableTopicConfigs] | None  # versions 5+, nullable, ignorable
+    """The topic's effective configs, or null when they are not reported."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -136,9 +158,11 @@ class CreatableTopicResult(GeneratedStruct):
         topic_config_error_code: int = 0,
         num_partitions: int = -1,
         replication_factor: int = -1,
-        configs: list[CreatableTopicConfigs] | None = None,
+        configs: list[CreatableTopicConfigs] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
         self.error_code = error_code
@@ -146,7 +170,7 @@ class CreatableTopicResult(GeneratedStruct):
         self.topic_config_error_code = topic_config_error_code
         self.num_partitions = num_partitions
         self.replication_factor = replication_factor
-        self.configs = [] if configs is None else configs
+        self.configs = [] if configs is DEFAULT else configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -184,29 +208,38 @@ class CreatableTopicResult(GeneratedStruct):
 class CreateTopicsResponse(GeneratedStruct):
     """Kafka's CreateTopicsResponse (response, apiKey 19), versions 2-7, flexible versions 5+."""
 
-    __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'One result per topic in the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CreateTopicsResponse"
     API_KEY: int | None = 19
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 5
     VALID_VERSIONS = (2, 7)
+    STABLE_VERSIONS: tuple[int, int] | None = (2, 7)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 2+, ignorable
-    # One result per topic in the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: KeyedList[CreatableTopicResult]  # versions 0+
+    """One result per topic in the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        topics: list[CreatableTopicResult] | None = None,
+        topics: list[CreatableTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -284,7 +317,7 @@ def _write_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs, out: bytea
     try:
         field = "name"
         if configs.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatableTopicConfigs versions 5-7 do not allow (never nullable)")
         name_utf8 = configs.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -346,7 +379,7 @@ def _write_CreatableTopicResult_v2_4(result: CreatableTopicResult, out: bytearra
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatableTopicResult versions 2-4 do not allow (never nullable)")
         _w.write_string(out, result.name)
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
@@ -507,7 +540,7 @@ def _write_CreatableTopicResult_v5_6(result: CreatableTopicResult, out: bytearra
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatableTopicResult versions 5-6 do not allow (never nullable)")
         name_utf8 = result.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -715,7 +748,7 @@ def _write_CreatableTopicResult_v7(result: CreatableTopicResult, out: bytearray)
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which CreatableTopicResult version 7 does not allow (never nullable)")
         name_utf8 = result.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -838,7 +871,7 @@ def _write_CreateTopicsResponse_v2_4(response: CreateTopicsResponse, out: bytear
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which CreateTopicsResponse versions 2-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1041,7 +1074,7 @@ def _write_CreateTopicsResponse_v5_6(response: CreateTopicsResponse, out: bytear
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which CreateTopicsResponse versions 5-6 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1258,7 +1291,7 @@ def _write_CreateTopicsResponse_v7(response: CreateTopicsResponse, out: bytearra
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which CreateTopicsResponse version 7 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,22 +26,30 @@ _pack_DefaultPrincipalData_token_authenticated = struct.Struct(">?").pack
 class DefaultPrincipalData(GeneratedStruct):
     """Kafka's DefaultPrincipalData (data), versions 0, flexible versions 0+."""
 
-    __slots__ = ("type", "name", "token_authenticated", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "type": 'Principal type, for example User.',
+        "name": 'Principal name, for example alice.',
+        "token_authenticated": 'True when the client authenticated on the forwarding broker with a delegation token (such a client may not create or renew tokens).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DefaultPrincipalData"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Principal type, for example User.
     type: str  # versions 0+
-    # Principal name, for example alice.
+    """Principal type, for example User."""
     name: str  # versions 0+
-    # True when the client authenticated on the forwarding broker with a delegation token (such a
-    # client may not create or renew tokens).
+    """Principal name, for example alice."""
     token_authenticated: bool  # versions 0+
+    """True when the client authenticated on the forwarding broker with a delegation token (such
+    a client may not create or renew tokens)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +59,8 @@ class DefaultPrincipalData(GeneratedStruct):
         token_authenticated: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.type = type
         self.name = name
         self.token_authenticated = token_authenticated
@@ -130,7 +140,7 @@ def _write_DefaultPrincipalData_v0(data: DefaultPrincipalData, out: bytearray) -
     try:
         field = "type"
         if data.type is None:
-            raise EncodeError("field type is null but not nullable at this version")
+            raise EncodeError("field type is null, which DefaultPrincipalData version 0 does not allow (never nullable)")
         type_utf8 = data.type.encode()
         if len(type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(type_utf8) + 1)
@@ -139,7 +149,7 @@ def _write_DefaultPrincipalData_v0(data: DefaultPrincipalData, out: bytearray) -
             _w.write_compact_string(out, data.type)
         field = "name"
         if data.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DefaultPrincipalData version 0 does not allow (never nullable)")
         name_utf8 = data.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)

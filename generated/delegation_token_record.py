@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,45 +26,59 @@ _pack_DelegationTokenRecord_issue_timestamp_to_expiration_timestamp = struct.Str
 class DelegationTokenRecord(GeneratedStruct):
     """Kafka's DelegationTokenRecord (metadata, apiKey 10), versions 0, flexible versions 0+."""
 
-    __slots__ = ("owner", "requester", "renewers", "issue_timestamp", "max_timestamp", "expiration_timestamp", "token_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "owner": 'Principal that owns the token.',
+        "requester": 'Principal that asked for the token.',
+        "renewers": 'Principals allowed to renew the token.',
+        "issue_timestamp": 'When the token was issued (ms).',
+        "max_timestamp": 'Time (ms) after which the token can no longer be renewed.',
+        "expiration_timestamp": 'Time (ms) by which the token has to be renewed again.',
+        "token_id": 'Id of the token, which clients use as the SCRAM user name when authenticating with it.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DelegationTokenRecord"
     API_KEY: int | None = 10
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Principal that owns the token.
     owner: str  # versions 0+
-    # Principal that asked for the token.
+    """Principal that owns the token."""
     requester: str  # versions 0+
-    # Principals allowed to renew the token.
+    """Principal that asked for the token."""
     renewers: list[str]  # versions 0+
-    # When the token was issued (ms).
+    """Principals allowed to renew the token."""
     issue_timestamp: int  # versions 0+
-    # Time (ms) after which the token can no longer be renewed.
+    """When the token was issued (ms)."""
     max_timestamp: int  # versions 0+
-    # Time (ms) by which the token has to be renewed again.
+    """Time (ms) after which the token can no longer be renewed."""
     expiration_timestamp: int  # versions 0+
-    # Id of the token, which clients use as the SCRAM user name when authenticating with it.
+    """Time (ms) by which the token has to be renewed again."""
     token_id: str  # versions 0+
+    """Id of the token, which clients use as the SCRAM user name when authenticating with it."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         owner: str = '',
         requester: str = '',
-        renewers: list[str] | None = None,
+        renewers: list[str] = DEFAULT,
         issue_timestamp: int = 0,
         max_timestamp: int = 0,
         expiration_timestamp: int = 0,
         token_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.owner = owner
         self.requester = requester
-        self.renewers = [] if renewers is None else renewers
+        self.renewers = [] if renewers is DEFAULT else renewers
         self.issue_timestamp = issue_timestamp
         self.max_timestamp = max_timestamp
         self.expiration_timestamp = expiration_timestamp
@@ -185,7 +199,7 @@ def _write_DelegationTokenRecord_v0(record: DelegationTokenRecord, out: bytearra
     try:
         field = "owner"
         if record.owner is None:
-            raise EncodeError("field owner is null but not nullable at this version")
+            raise EncodeError("field owner is null, which DelegationTokenRecord version 0 does not allow (never nullable)")
         owner_utf8 = record.owner.encode()
         if len(owner_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(owner_utf8) + 1)
@@ -194,7 +208,7 @@ def _write_DelegationTokenRecord_v0(record: DelegationTokenRecord, out: bytearra
             _w.write_compact_string(out, record.owner)
         field = "requester"
         if record.requester is None:
-            raise EncodeError("field requester is null but not nullable at this version")
+            raise EncodeError("field requester is null, which DelegationTokenRecord version 0 does not allow (never nullable)")
         requester_utf8 = record.requester.encode()
         if len(requester_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(requester_utf8) + 1)
@@ -204,7 +218,7 @@ def _write_DelegationTokenRecord_v0(record: DelegationTokenRecord, out: bytearra
         field = "renewers"
         renewers_items = record.renewers
         if renewers_items is None:
-            raise EncodeError("field renewers is null but not nullable at this version")
+                raise EncodeError("field renewers is null, which DelegationTokenRecord version 0 does not allow (never nullable)")
         elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(renewers_items) + 1)
             for renewers_item in renewers_items:
@@ -221,7 +235,7 @@ def _write_DelegationTokenRecord_v0(record: DelegationTokenRecord, out: bytearra
         out += _pack_DelegationTokenRecord_issue_timestamp_to_expiration_timestamp(record.issue_timestamp, record.max_timestamp, record.expiration_timestamp)
         field = "token_id"
         if record.token_id is None:
-            raise EncodeError("field token_id is null but not nullable at this version")
+            raise EncodeError("field token_id is null, which DelegationTokenRecord version 0 does not allow (never nullable)")
         token_id_utf8 = record.token_id.encode()
         if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_id_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,27 +30,37 @@ _pack_DeleteAclsFilter_operation_permission_type = struct.Struct(">bb").pack
 class DeleteAclsFilter(GeneratedStruct):
     """Filters; a binding matching any one of them is deleted."""
 
-    __slots__ = ("resource_type_filter", "resource_name_filter", "pattern_type_filter", "principal_filter", "host_filter", "operation", "permission_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_type_filter": 'Resource type to match, as an AclResourceType code; 1 (any) matches every type.',
+        "resource_name_filter": 'Resource name to match, or null for any name.',
+        "pattern_type_filter": 'Pattern type to match: 1 any, 2 match (every binding that would apply to the name: literal, wildcard and prefixes), 3 literal, 4 prefixed.',
+        "principal_filter": 'Principal to match (for example User:alice), or null for any principal.',
+        "host_filter": 'Host to match, or null for any host.',
+        "operation": 'Operation to match, as an AclOperation code; 1 (any) matches every operation.',
+        "permission_type": 'Permission to match: 1 any, 2 deny, 3 allow.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteAclsFilter"
     VALID_VERSIONS = (1, 3)
 
-    # Resource type to match, as an AclResourceType code; 1 (any) matches every type.
     resource_type_filter: int  # versions 0+
-    # Resource name to match, or null for any name.
+    """Resource type to match, as an AclResourceType code; 1 (any) matches every type."""
     resource_name_filter: str | None  # versions 0+, nullable
-    # Pattern type to match: 1 any, 2 match (every binding that would apply to the name: literal,
-    # wildcard and prefixes), 3 literal, 4 prefixed.
+    """Resource name to match, or null for any name."""
     pattern_type_filter: int  # versions 1+
-    # Principal to match (for example User:alice), or null for any principal.
+    """Pattern type to match: 1 any, 2 match (every binding that would apply to the name:
+    literal, wildcard and prefixes), 3 literal, 4 prefixed."""
     principal_filter: str | None  # versions 0+, nullable
-    # Host to match, or null for any host.
+    """Principal to match (for example User:alice), or null for any principal."""
     host_filter: str | None  # versions 0+, nullable
-    # Operation to match, as an AclOperation code; 1 (any) matches every operation.
+    """Host to match, or null for any host."""
     operation: int  # versions 0+
-    # Permission to match: 1 any, 2 deny, 3 allow.
+    """Operation to match, as an AclOperation code; 1 (any) matches every operation."""
     permission_type: int  # versions 0+
+    """Permission to match: 1 any, 2 deny, 3 allow."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -64,6 +74,8 @@ class DeleteAclsFilter(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.resource_type_filter = resource_type_filter
         self.resource_name_filter = resource_name_filter
         self.pattern_type_filter = pattern_type_filter
@@ -106,25 +118,34 @@ class DeleteAclsFilter(GeneratedStruct):
 class DeleteAclsRequest(GeneratedStruct):
     """Kafka's DeleteAclsRequest (request, apiKey 31), versions 1-3, flexible versions 2+."""
 
-    __slots__ = ("filters", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "filters": 'Filters; a binding matching any one of them is deleted.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteAclsRequest"
     API_KEY: int | None = 31
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Filters; a binding matching any one of them is deleted.
     filters: list[DeleteAclsFilter]  # versions 0+
+    """Filters; a binding matching any one of them is deleted."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        filters: list[DeleteAclsFilter] | None = None,
+        filters: list[DeleteAclsFilter] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.filters = [] if filters is None else filters
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.filters = [] if filters is DEFAULT else filters
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -368,7 +389,7 @@ def _write_DeleteAclsRequest_v1(request: DeleteAclsRequest, out: bytearray) -> N
         field = "filters[]"
         filters_items = request.filters
         if filters_items is None:
-            raise EncodeError("field filters is null but not nullable at this version")
+                raise EncodeError("field filters is null, which DeleteAclsRequest version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(filters_items), False)
             for filters_item in filters_items:
@@ -500,7 +521,7 @@ def _write_DeleteAclsRequest_v2_3(request: DeleteAclsRequest, out: bytearray) ->
         field = "filters[]"
         filters_items = request.filters
         if filters_items is None:
-            raise EncodeError("field filters is null but not nullable at this version")
+                raise EncodeError("field filters is null, which DeleteAclsRequest versions 2-3 do not allow (never nullable)")
         elif len(filters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(filters_items) + 1)
             for filters_item in filters_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -36,30 +36,42 @@ _pack_DeleteAclsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DeleteAclsMatchingAcl(GeneratedStruct):
     """Bindings that matched the filter."""
 
-    __slots__ = ("error_code", "error_message", "resource_type", "resource_name", "pattern_type", "principal", "host", "operation", "permission_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome of deleting this binding, 0 when it was deleted.',
+        "error_message": 'Text describing why the binding was not deleted, or null.',
+        "resource_type": 'Resource type of the binding, as an AclResourceType code.',
+        "resource_name": 'Resource name (or prefix) of the binding.',
+        "pattern_type": 'Pattern type of the binding: 3 literal, 4 prefixed.',
+        "principal": 'Principal of the binding, written type:name.',
+        "host": 'Host of the binding; "*" for any host.',
+        "operation": 'Operation of the binding, as an AclOperation code.',
+        "permission_type": 'Permission of the binding: 2 deny, 3 allow.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteAclsMatchingAcl"
     VALID_VERSIONS = (1, 3)
 
-    # Outcome of deleting this binding, 0 when it was deleted.
     error_code: int  # versions 0+
-    # Text describing why the binding was not deleted, or null.
+    """Outcome of deleting this binding, 0 when it was deleted."""
     error_message: str | None  # versions 0+, nullable
-    # Resource type of the binding, as an AclResourceType code.
+    """Text describing why the binding was not deleted, or null."""
     resource_type: int  # versions 0+
-    # Resource name (or prefix) of the binding.
+    """Resource type of the binding, as an AclResourceType code."""
     resource_name: str  # versions 0+
-    # Pattern type of the binding: 3 literal, 4 prefixed.
+    """Resource name (or prefix) of the binding."""
     pattern_type: int  # versions 1+
-    # Principal of the binding, written type:name.
+    """Pattern type of the binding: 3 literal, 4 prefixed."""
     principal: str  # versions 0+
-    # Host of the binding; "*" for any host.
+    """Principal of the binding, written type:name."""
     host: str  # versions 0+
-    # Operation of the binding, as an AclOperation code.
+    """Host of the binding; "*" for any host."""
     operation: int  # versions 0+
-    # Permission of the binding: 2 deny, 3 allow.
+    """Operation of the binding, as an AclOperation code."""
     permission_type: int  # versions 0+
+    """Permission of the binding: 2 deny, 3 allow."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -75,6 +87,8 @@ class DeleteAclsMatchingAcl(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
         self.resource_type = resource_type
@@ -123,31 +137,39 @@ class DeleteAclsMatchingAcl(GeneratedStruct):
 class DeleteAclsFilterResult(GeneratedStruct):
     """Outcome for each filter, in request order."""
 
-    __slots__ = ("error_code", "error_message", "matching_acls", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this filter, 0 on success; for example INVALID_REQUEST or CLUSTER_AUTHORIZATION_FAILED.',
+        "error_message": "Text describing the filter's failure for people, or null.",
+        "matching_acls": 'Bindings that matched the filter.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteAclsFilterResult"
     VALID_VERSIONS = (1, 3)
 
-    # Outcome for this filter, 0 on success; for example INVALID_REQUEST or
-    # CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Text describing the filter's failure for people, or null.
+    """Outcome for this filter, 0 on success; for example INVALID_REQUEST or
+    CLUSTER_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 0+, nullable
-    # Bindings that matched the filter.
+    """Text describing the filter's failure for people, or null."""
     matching_acls: list[DeleteAclsMatchingAcl]  # versions 0+
+    """Bindings that matched the filter."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
         error_message: str | None = '',
-        matching_acls: list[DeleteAclsMatchingAcl] | None = None,
+        matching_acls: list[DeleteAclsMatchingAcl] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
-        self.matching_acls = [] if matching_acls is None else matching_acls
+        self.matching_acls = [] if matching_acls is DEFAULT else matching_acls
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -175,29 +197,38 @@ class DeleteAclsFilterResult(GeneratedStruct):
 class DeleteAclsResponse(GeneratedStruct):
     """Kafka's DeleteAclsResponse (response, apiKey 31), versions 1-3, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "filter_results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "filter_results": 'Outcome for each filter, in request order.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteAclsResponse"
     API_KEY: int | None = 31
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome for each filter, in request order.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     filter_results: list[DeleteAclsFilterResult]  # versions 0+
+    """Outcome for each filter, in request order."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        filter_results: list[DeleteAclsFilterResult] | None = None,
+        filter_results: list[DeleteAclsFilterResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.filter_results = [] if filter_results is None else filter_results
+        self.filter_results = [] if filter_results is DEFAULT else filter_results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -267,17 +298,17 @@ def _write_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl, out: bytearray) 
         out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
         field = "resource_name"
         if acl.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)")
         _w.write_string(out, acl.resource_name)
         field = "pattern_type"
         out += _pack_DeleteAclsMatchingAcl_pattern_type(acl.pattern_type)
         field = "principal"
         if acl.principal is None:
-            raise EncodeError("field principal is null but not nullable at this version")
+            raise EncodeError("field principal is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)")
         _w.write_string(out, acl.principal)
         field = "host"
         if acl.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)")
         _w.write_string(out, acl.host)
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
@@ -387,7 +418,7 @@ def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray
         out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
         field = "resource_name"
         if acl.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
         resource_name_utf8 = acl.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -398,7 +429,7 @@ def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray
         out += _pack_DeleteAclsMatchingAcl_pattern_type(acl.pattern_type)
         field = "principal"
         if acl.principal is None:
-            raise EncodeError("field principal is null but not nullable at this version")
+            raise EncodeError("field principal is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
         principal_utf8 = acl.principal.encode()
         if len(principal_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_utf8) + 1)
@@ -407,7 +438,7 @@ def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray
             _w.write_compact_string(out, acl.principal)
         field = "host"
         if acl.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
         host_utf8 = acl.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -508,7 +539,7 @@ def _write_DeleteAclsFilterResult_v1(result: DeleteAclsFilterResult, out: bytear
         field = "matching_acls[]"
         matching_acls_items = result.matching_acls
         if matching_acls_items is None:
-            raise EncodeError("field matching_acls is null but not nullable at this version")
+                raise EncodeError("field matching_acls is null, which DeleteAclsFilterResult version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(matching_acls_items), False)
             for matching_acls_item in matching_acls_items:
@@ -672,7 +703,7 @@ def _write_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult, out: byte
         field = "matching_acls[]"
         matching_acls_items = result.matching_acls
         if matching_acls_items is None:
-            raise EncodeError("field matching_acls is null but not nullable at this version")
+                raise EncodeError("field matching_acls is null, which DeleteAclsFilterResult versions 2-3 do not allow (never nullable)")
         elif len(matching_acls_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(matching_acls_items) + 1)
             for matching_acls_item in matching_acls_items:
@@ -798,7 +829,7 @@ def _write_DeleteAclsResponse_v1(response: DeleteAclsResponse, out: bytearray) -
         field = "filter_results[]"
         filter_results_items = response.filter_results
         if filter_results_items is None:
-            raise EncodeError("field filter_results is null but not nullable at this version")
+                raise EncodeError("field filter_results is null, which DeleteAclsResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(filter_results_items), False)
             for filter_results_item in filter_results_items:
@@ -994,7 +1025,7 @@ def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray)
         field = "filter_results[]"
         filter_results_items = response.filter_results
         if filter_results_items is None:
-            raise EncodeError("field filter_results is null but not nullable at this version")
+                raise EncodeError("field filter_results is null, which DeleteAclsResponse versions 2-3 do not allow (never nullable)")
         elif len(filter_results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(filter_results_items) + 1)
             for filter_results_item in filter_results_items:

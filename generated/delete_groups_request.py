@@ -15,31 +15,40 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DeleteGroupsRequest(GeneratedStruct):
     """Kafka's DeleteGroupsRequest (request, apiKey 42), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("groups_names", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "groups_names": 'Ids of the groups to delete.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteGroupsRequest"
     API_KEY: int | None = 42
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Ids of the groups to delete.
     groups_names: list[str]  # versions 0+
+    """Ids of the groups to delete."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        groups_names: list[str] | None = None,
+        groups_names: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.groups_names = [] if groups_names is None else groups_names
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.groups_names = [] if groups_names is DEFAULT else groups_names
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -95,7 +104,7 @@ def _write_DeleteGroupsRequest_v0_1(request: DeleteGroupsRequest, out: bytearray
         field = "groups_names"
         groups_names_items = request.groups_names
         if groups_names_items is None:
-            raise EncodeError("field groups_names is null but not nullable at this version")
+                raise EncodeError("field groups_names is null, which DeleteGroupsRequest versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(groups_names_items), False)
             for groups_names_item in groups_names_items:
@@ -163,7 +172,7 @@ def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray) 
         field = "groups_names"
         groups_names_items = request.groups_names
         if groups_names_items is None:
-            raise EncodeError("field groups_names is null but not nullable at this version")
+                raise EncodeError("field groups_names is null, which DeleteGroupsRequest version 2 does not allow (never nullable)")
         elif len(groups_names_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_names_items) + 1)
             for groups_names_item in groups_names_items:

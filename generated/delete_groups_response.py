@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,17 +28,22 @@ _pack_DeleteGroupsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DeletableGroupResult(GeneratedStruct):
     """Outcome for each group of the request."""
 
-    __slots__ = ("group_id", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group this entry is about.',
+        "error_code": 'Outcome for this group, 0 when it was deleted; for example NON_EMPTY_GROUP or GROUP_ID_NOT_FOUND.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeletableGroupResult"
     VALID_VERSIONS = (0, 2)
 
-    # Id of the group this entry is about.
     group_id: str  # versions 0+, map key
-    # Outcome for this group, 0 when it was deleted; for example NON_EMPTY_GROUP or
-    # GROUP_ID_NOT_FOUND.
+    """Id of the group this entry is about."""
     error_code: int  # versions 0+
+    """Outcome for this group, 0 when it was deleted; for example NON_EMPTY_GROUP or
+    GROUP_ID_NOT_FOUND."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -47,6 +52,8 @@ class DeletableGroupResult(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -74,29 +81,38 @@ class DeletableGroupResult(GeneratedStruct):
 class DeleteGroupsResponse(GeneratedStruct):
     """Kafka's DeleteGroupsResponse (response, apiKey 42), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "results": 'Outcome for each group of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteGroupsResponse"
     API_KEY: int | None = 42
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome for each group of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     results: KeyedList[DeletableGroupResult]  # versions 0+
+    """Outcome for each group of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        results: list[DeletableGroupResult] | None = None,
+        results: list[DeletableGroupResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.results = KeyedList() if results is None else results if type(results) is KeyedList else KeyedList(results)
+        self.results = KeyedList() if results is DEFAULT else results if type(results) is KeyedList or results is None else KeyedList(results)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -145,7 +161,7 @@ def _write_DeletableGroupResult_v0_1(result: DeletableGroupResult, out: bytearra
     try:
         field = "group_id"
         if result.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DeletableGroupResult versions 0-1 do not allow (never nullable)")
         _w.write_string(out, result.group_id)
         field = "error_code"
         out += _pack_DeletableGroupResult_error_code(result.error_code)
@@ -198,7 +214,7 @@ def _write_DeletableGroupResult_v2(result: DeletableGroupResult, out: bytearray)
     try:
         field = "group_id"
         if result.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DeletableGroupResult version 2 does not allow (never nullable)")
         group_id_utf8 = result.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -277,7 +293,7 @@ def _write_DeleteGroupsResponse_v0_1(response: DeleteGroupsResponse, out: bytear
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DeleteGroupsResponse versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(results_items), False)
             for results_item in results_items:
@@ -375,7 +391,7 @@ def _write_DeleteGroupsResponse_v2(response: DeleteGroupsResponse, out: bytearra
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DeleteGroupsResponse version 2 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

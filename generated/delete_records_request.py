@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,17 +30,22 @@ _pack_DeleteRecordsRequest_timeout_ms = struct.Struct(">i").pack
 class DeleteRecordsPartition(GeneratedStruct):
     """Partitions of the topic to delete records from."""
 
-    __slots__ = ("partition_index", "offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "offset": 'Records below this offset are deleted and it becomes the new log start offset; -1 means up to the high watermark.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteRecordsPartition"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Records below this offset are deleted and it becomes the new log start offset; -1 means up to
-    # the high watermark.
+    """Index of the partition within the topic."""
     offset: int  # versions 0+
+    """Records below this offset are deleted and it becomes the new log start offset; -1 means up
+    to the high watermark."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +54,8 @@ class DeleteRecordsPartition(GeneratedStruct):
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.offset = offset
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -76,26 +83,33 @@ class DeleteRecordsPartition(GeneratedStruct):
 class DeleteRecordsTopic(GeneratedStruct):
     """Topics to delete records from."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of the topic to delete records from.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteRecordsTopic"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions of the topic to delete records from.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[DeleteRecordsPartition]  # versions 0+
+    """Partitions of the topic to delete records from."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[DeleteRecordsPartition] | None = None,
+        partitions: list[DeleteRecordsPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -121,29 +135,39 @@ class DeleteRecordsTopic(GeneratedStruct):
 class DeleteRecordsRequest(GeneratedStruct):
     """Kafka's DeleteRecordsRequest (request, apiKey 21), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("topics", "timeout_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Topics to delete records from.',
+        "timeout_ms": 'Milliseconds to wait until every replica has applied the deletion before answering with a timeout.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteRecordsRequest"
     API_KEY: int | None = 21
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Topics to delete records from.
     topics: list[DeleteRecordsTopic]  # versions 0+
-    # Milliseconds to wait until every replica has applied the deletion before answering with a
-    # timeout.
+    """Topics to delete records from."""
     timeout_ms: int  # versions 0+
+    """Milliseconds to wait until every replica has applied the deletion before answering with a
+    timeout."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[DeleteRecordsTopic] | None = None,
+        topics: list[DeleteRecordsTopic] = DEFAULT,
         timeout_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = [] if topics is None else topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = [] if topics is DEFAULT else topics
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -291,12 +315,12 @@ def _write_DeleteRecordsTopic_v0_1(topic: DeleteRecordsTopic, out: bytearray) ->
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -385,7 +409,7 @@ def _write_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic, out: bytearray) -> N
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DeleteRecordsTopic version 2 does not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -395,7 +419,7 @@ def _write_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic, out: bytearray) -> N
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DeleteRecordsTopic version 2 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -501,7 +525,7 @@ def _write_DeleteRecordsRequest_v0_1(request: DeleteRecordsRequest, out: bytearr
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DeleteRecordsRequest versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -627,7 +651,7 @@ def _write_DeleteRecordsRequest_v2(request: DeleteRecordsRequest, out: bytearray
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DeleteRecordsRequest version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

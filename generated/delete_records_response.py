@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,20 +30,26 @@ _pack_DeleteRecordsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DeleteRecordsPartitionResult(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = ("partition_index", "low_watermark", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "low_watermark": 'Log start offset of the partition after the deletion (the lowest offset still readable); -1 on error.',
+        "error_code": 'Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE or POLICY_VIOLATION on a compacted topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteRecordsPartitionResult"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+, map key
-    # Log start offset of the partition after the deletion (the lowest offset still readable); -1 on
-    # error.
+    """Index of the partition within the topic."""
     low_watermark: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE or POLICY_VIOLATION
-    # on a compacted topic.
+    """Log start offset of the partition after the deletion (the lowest offset still readable);
+    -1 on error."""
     error_code: int  # versions 0+
+    """Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE or
+    POLICY_VIOLATION on a compacted topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +59,8 @@ class DeleteRecordsPartitionResult(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.low_watermark = low_watermark
         self.error_code = error_code
@@ -83,26 +91,33 @@ class DeleteRecordsPartitionResult(GeneratedStruct):
 class DeleteRecordsTopicResult(GeneratedStruct):
     """Results by topic, one entry per topic of the request."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Result for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteRecordsTopicResult"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
-    # Result for each partition of the topic.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: KeyedList[DeleteRecordsPartitionResult]  # versions 0+
+    """Result for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[DeleteRecordsPartitionResult] | None = None,
+        partitions: list[DeleteRecordsPartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = KeyedList() if partitions is None else partitions if type(partitions) is KeyedList else KeyedList(partitions)
+        self.partitions = KeyedList() if partitions is DEFAULT else partitions if type(partitions) is KeyedList or partitions is None else KeyedList(partitions)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -128,29 +143,38 @@ class DeleteRecordsTopicResult(GeneratedStruct):
 class DeleteRecordsResponse(GeneratedStruct):
     """Kafka's DeleteRecordsResponse (response, apiKey 21), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'Results by topic, one entry per topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteRecordsResponse"
     API_KEY: int | None = 21
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Results by topic, one entry per topic of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: KeyedList[DeleteRecordsTopicResult]  # versions 0+
+    """Results by topic, one entry per topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        topics: list[DeleteRecordsTopicResult] | None = None,
+        topics: list[DeleteRecordsTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -297,12 +321,12 @@ def _write_DeleteRecordsTopicResult_v0_1(result: DeleteRecordsTopicResult, out: 
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)")
         _w.write_string(out, result.name)
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -391,7 +415,7 @@ def _write_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult, out: by
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
         name_utf8 = result.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -401,7 +425,7 @@ def _write_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult, out: by
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -509,7 +533,7 @@ def _write_DeleteRecordsResponse_v0_1(response: DeleteRecordsResponse, out: byte
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DeleteRecordsResponse versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -635,7 +659,7 @@ def _write_DeleteRecordsResponse_v2(response: DeleteRecordsResponse, out: bytear
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DeleteRecordsResponse version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,20 +15,24 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DeleteShareGroupOffsetsRequestTopic(GeneratedStruct):
     """Topics whose state is deleted, for every partition of each."""
 
-    __slots__ = ("topic_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic this entry is about.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteShareGroupOffsetsRequestTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic this entry is about.
     topic_name: str  # versions 0+
+    """Name of the topic this entry is about."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -36,6 +40,8 @@ class DeleteShareGroupOffsetsRequestTopic(GeneratedStruct):
         topic_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -61,29 +67,39 @@ class DeleteShareGroupOffsetsRequest(GeneratedStruct):
     """Kafka's DeleteShareGroupOffsetsRequest (request, apiKey 92), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("group_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group whose state is deleted.',
+        "topics": 'Topics whose state is deleted, for every partition of each.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteShareGroupOffsetsRequest"
     API_KEY: int | None = 92
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the share group whose state is deleted.
     group_id: str  # versions 0+
-    # Topics whose state is deleted, for every partition of each.
+    """Id of the share group whose state is deleted."""
     topics: list[DeleteShareGroupOffsetsRequestTopic]  # versions 0+
+    """Topics whose state is deleted, for every partition of each."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[DeleteShareGroupOffsetsRequestTopic] | None = None,
+        topics: list[DeleteShareGroupOffsetsRequestTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -143,7 +159,7 @@ def _write_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsets
     try:
         field = "topic_name"
         if topic.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which DeleteShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
         topic_name_utf8 = topic.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -249,7 +265,7 @@ def _write_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsReq
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DeleteShareGroupOffsetsRequest version 0 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -259,7 +275,7 @@ def _write_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsReq
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DeleteShareGroupOffsetsRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,20 +31,27 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DeleteShareGroupOffsetsResponseTopic(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = ("topic_name", "topic_id", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic this entry is about.',
+        "topic_id": 'Id of the topic named in TopicName.',
+        "error_code": 'Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.',
+        "error_message": "Text describing this topic's failure for people, or null.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteShareGroupOffsetsResponseTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic this entry is about.
     topic_name: str  # versions 0+
-    # Id of the topic named in TopicName.
+    """Name of the topic this entry is about."""
     topic_id: UUID  # versions 0+
-    # Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.
+    """Id of the topic named in TopicName."""
     error_code: int  # versions 0+
-    # Text describing this topic's failure for people, or null.
+    """Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION."""
     error_message: str | None  # versions 0+, nullable
+    """Text describing this topic's failure for people, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -55,6 +62,8 @@ class DeleteShareGroupOffsetsResponseTopic(GeneratedStruct):
         error_message: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.topic_id = topic_id
         self.error_code = error_code
@@ -89,23 +98,32 @@ class DeleteShareGroupOffsetsResponse(GeneratedStruct):
     """Kafka's DeleteShareGroupOffsetsResponse (response, apiKey 92), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "responses", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request, 0 if none; for example NON_EMPTY_GROUP or GROUP_ID_NOT_FOUND.',
+        "error_message": 'Text describing the request-wide failure for people, or null.',
+        "responses": 'Outcome for each topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteShareGroupOffsetsResponse"
     API_KEY: int | None = 92
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request, 0 if none; for example NON_EMPTY_GROUP or GROUP_ID_NOT_FOUND.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Text describing the request-wide failure for people, or null.
+    """Error for the whole request, 0 if none; for example NON_EMPTY_GROUP or GROUP_ID_NOT_FOUND."""
     error_message: str | None  # versions 0+, nullable
-    # Outcome for each topic of the request.
+    """Text describing the request-wide failure for people, or null."""
     responses: list[DeleteShareGroupOffsetsResponseTopic]  # versions 0+
+    """Outcome for each topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -113,13 +131,15 @@ class DeleteShareGroupOffsetsResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = None,
-        responses: list[DeleteShareGroupOffsetsResponseTopic] | None = None,
+        responses: list[DeleteShareGroupOffsetsResponseTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.responses = [] if responses is None else responses
+        self.responses = [] if responses is DEFAULT else responses
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -203,7 +223,7 @@ def _write_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffset
     try:
         field = "topic_name"
         if topic.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which DeleteShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
         topic_name_utf8 = topic.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -348,7 +368,7 @@ def _write_DeleteShareGroupOffsetsResponse_v0(response: DeleteShareGroupOffsetsR
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which DeleteShareGroupOffsetsResponse version 0 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:

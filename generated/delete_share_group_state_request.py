@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,14 +30,18 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Partitions of the topic whose state is deleted."""
 
-    __slots__ = ("partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition: int  # versions 0+
+    """Index of the partition within the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -45,6 +49,8 @@ class PartitionData(GeneratedStruct):
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -69,26 +75,33 @@ class PartitionData(GeneratedStruct):
 class DeleteStateData(GeneratedStruct):
     """Topics with share-partitions whose state is deleted."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of the topic whose state is deleted.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteStateData"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions of the topic whose state is deleted.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionData]  # versions 0+
+    """Partitions of the topic whose state is deleted."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -114,29 +127,39 @@ class DeleteStateData(GeneratedStruct):
 class DeleteShareGroupStateRequest(GeneratedStruct):
     """Kafka's DeleteShareGroupStateRequest (request, apiKey 86), versions 0, flexible versions 0+."""
 
-    __slots__ = ("group_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group whose state is deleted.',
+        "topics": 'Topics with share-partitions whose state is deleted.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteShareGroupStateRequest"
     API_KEY: int | None = 86
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the share group whose state is deleted.
     group_id: str  # versions 0+
-    # Topics with share-partitions whose state is deleted.
+    """Id of the share group whose state is deleted."""
     topics: list[DeleteStateData]  # versions 0+
+    """Topics with share-partitions whose state is deleted."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[DeleteStateData] | None = None,
+        topics: list[DeleteStateData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -264,7 +287,7 @@ def _write_DeleteStateData_v0(data: DeleteStateData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DeleteStateData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -400,7 +423,7 @@ def _write_DeleteShareGroupStateRequest_v0(request: DeleteShareGroupStateRequest
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DeleteShareGroupStateRequest version 0 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -410,7 +433,7 @@ def _write_DeleteShareGroupStateRequest_v0(request: DeleteShareGroupStateRequest
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DeleteShareGroupStateRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,16 +29,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DeleteTopicState(GeneratedStruct):
     """Topics to delete, each named by name or by id (v6+)."""
 
-    __slots__ = ("name", "topic_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic, or null when TopicId names it.',
+        "topic_id": 'Id of the topic; the zero uuid when Name names it.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteTopicState"
     VALID_VERSIONS = (6, 6)
 
-    # Name of the topic, or null when TopicId names it.
     name: str | None  # versions 6+, nullable
-    # Id of the topic; the zero uuid when Name names it.
+    """Name of the topic, or null when TopicId names it."""
     topic_id: UUID  # versions 6+
+    """Id of the topic; the zero uuid when Name names it."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -47,6 +52,8 @@ class DeleteTopicState(GeneratedStruct):
         topic_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -74,32 +81,43 @@ class DeleteTopicState(GeneratedStruct):
 class DeleteTopicsRequest(GeneratedStruct):
     """Kafka's DeleteTopicsRequest (request, apiKey 20), versions 1-6, flexible versions 4+."""
 
-    __slots__ = ("topics", "topic_names", "timeout_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Topics to delete, each named by name or by id (v6+).',
+        "topic_names": 'Names of the topics to delete, one result each (v0-v5).',
+        "timeout_ms": 'Milliseconds to wait for the deletions to finish before answering with a timeout.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteTopicsRequest"
     API_KEY: int | None = 20
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (1, 6)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 6)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Topics to delete, each named by name or by id (v6+).
     topics: list[DeleteTopicState]  # versions 6+
-    # Names of the topics to delete, one result each (v0-v5).
+    """Topics to delete, each named by name or by id (v6+)."""
     topic_names: list[str]  # versions 0-5, ignorable
-    # Milliseconds to wait for the deletions to finish before answering with a timeout.
+    """Names of the topics to delete, one result each (v0-v5)."""
     timeout_ms: int  # versions 0+
+    """Milliseconds to wait for the deletions to finish before answering with a timeout."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[DeleteTopicState] | None = None,
-        topic_names: list[str] | None = None,
+        topics: list[DeleteTopicState] = DEFAULT,
+        topic_names: list[str] = DEFAULT,
         timeout_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = [] if topics is None else topics
-        self.topic_names = [] if topic_names is None else topic_names
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = [] if topics is DEFAULT else topics
+        self.topic_names = [] if topic_names is DEFAULT else topic_names
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -228,7 +246,7 @@ def _write_DeleteTopicsRequest_v1_3(request: DeleteTopicsRequest, out: bytearray
         field = "topic_names"
         topic_names_items = request.topic_names
         if topic_names_items is None:
-            raise EncodeError("field topic_names is null but not nullable at this version")
+                raise EncodeError("field topic_names is null, which DeleteTopicsRequest versions 1-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topic_names_items), False)
             for topic_names_item in topic_names_items:
@@ -303,7 +321,7 @@ def _write_DeleteTopicsRequest_v4_5(request: DeleteTopicsRequest, out: bytearray
         field = "topic_names"
         topic_names_items = request.topic_names
         if topic_names_items is None:
-            raise EncodeError("field topic_names is null but not nullable at this version")
+                raise EncodeError("field topic_names is null, which DeleteTopicsRequest versions 4-5 do not allow (never nullable)")
         elif len(topic_names_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_names_items) + 1)
             for topic_names_item in topic_names_items:
@@ -420,7 +438,7 @@ def _write_DeleteTopicsRequest_v6(request: DeleteTopicsRequest, out: bytearray) 
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DeleteTopicsRequest version 6 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

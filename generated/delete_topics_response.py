@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,21 +31,28 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DeletableTopicResult(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = ("name", "topic_id", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic; null when it was named by an id that is unknown.',
+        "topic_id": 'Id of the topic this entry is about.',
+        "error_code": 'Outcome for this topic, 0 when deleted; for example UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID or TOPIC_DELETION_DISABLED.',
+        "error_message": 'Text describing the failure for people, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeletableTopicResult"
     VALID_VERSIONS = (1, 6)
 
-    # Name of the topic; null when it was named by an id that is unknown.
     name: str | None  # versions 0+, nullable 6+, map key
-    # Id of the topic this entry is about.
+    """Name of the topic; null when it was named by an id that is unknown."""
     topic_id: UUID  # versions 6+, ignorable
-    # Outcome for this topic, 0 when deleted; for example UNKNOWN_TOPIC_OR_PARTITION,
-    # UNKNOWN_TOPIC_ID or TOPIC_DELETION_DISABLED.
+    """Id of the topic this entry is about."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null.
+    """Outcome for this topic, 0 when deleted; for example UNKNOWN_TOPIC_OR_PARTITION,
+    UNKNOWN_TOPIC_ID or TOPIC_DELETION_DISABLED."""
     error_message: str | None  # versions 5+, nullable, ignorable
+    """Text describing the failure for people, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -56,6 +63,8 @@ class DeletableTopicResult(GeneratedStruct):
         error_message: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
         self.error_code = error_code
@@ -89,29 +98,38 @@ class DeletableTopicResult(GeneratedStruct):
 class DeleteTopicsResponse(GeneratedStruct):
     """Kafka's DeleteTopicsResponse (response, apiKey 20), versions 1-6, flexible versions 4+."""
 
-    __slots__ = ("throttle_time_ms", "responses", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "responses": 'Outcome for each topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DeleteTopicsResponse"
     API_KEY: int | None = 20
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (1, 6)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 6)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Outcome for each topic of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     responses: KeyedList[DeletableTopicResult]  # versions 0+
+    """Outcome for each topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        responses: list[DeletableTopicResult] | None = None,
+        responses: list[DeletableTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.responses = KeyedList() if responses is None else responses if type(responses) is KeyedList else KeyedList(responses)
+        self.responses = KeyedList() if responses is DEFAULT else responses if type(responses) is KeyedList or responses is None else KeyedList(responses)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -162,7 +180,7 @@ def _write_DeletableTopicResult_v1_3(result: DeletableTopicResult, out: bytearra
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DeletableTopicResult versions 1-3 do not allow (nullable in versions 6+)")
         _w.write_string(out, result.name)
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
@@ -217,7 +235,7 @@ def _write_DeletableTopicResult_v4(result: DeletableTopicResult, out: bytearray)
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DeletableTopicResult version 4 does not allow (nullable in versions 6+)")
         name_utf8 = result.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -300,7 +318,7 @@ def _write_DeletableTopicResult_v5(result: DeletableTopicResult, out: bytearray)
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DeletableTopicResult version 5 does not allow (nullable in versions 6+)")
         name_utf8 = result.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -470,7 +488,7 @@ def _write_DeleteTopicsResponse_v1_3(response: DeleteTopicsResponse, out: bytear
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which DeleteTopicsResponse versions 1-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -570,7 +588,7 @@ def _write_DeleteTopicsResponse_v4(response: DeleteTopicsResponse, out: bytearra
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which DeleteTopicsResponse version 4 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -697,7 +715,7 @@ def _write_DeleteTopicsResponse_v5(response: DeleteTopicsResponse, out: bytearra
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which DeleteTopicsResponse version 5 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -828,7 +846,7 @@ def _write_DeleteTopicsResponse_v6(response: DeleteTopicsResponse, out: bytearra
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which DeleteTopicsResponse version 6 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:

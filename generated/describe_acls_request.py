@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,30 +30,43 @@ _pack_DescribeAclsRequest_operation_permission_type = struct.Struct(">bb").pack
 class DescribeAclsRequest(GeneratedStruct):
     """Kafka's DescribeAclsRequest (request, apiKey 29), versions 1-3, flexible versions 2+."""
 
-    __slots__ = ("resource_type_filter", "resource_name_filter", "pattern_type_filter", "principal_filter", "host_filter", "operation", "permission_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_type_filter": 'Resource type to match, as an AclResourceType code; 1 (any) matches every type.',
+        "resource_name_filter": 'Resource name to match, or null for any name.',
+        "pattern_type_filter": 'Pattern type to match: 1 any, 2 match (every binding that would apply to the name), 3 literal, 4 prefixed.',
+        "principal_filter": 'Principal to match (for example User:alice), or null for any principal.',
+        "host_filter": 'Client host a binding must name to match, or null to match bindings of every host.',
+        "operation": 'Operation to match, as an AclOperation code; 1 (any) matches every operation.',
+        "permission_type": 'Permission to match: 1 any, 2 deny, 3 allow.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeAclsRequest"
     API_KEY: int | None = 29
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Resource type to match, as an AclResourceType code; 1 (any) matches every type.
     resource_type_filter: int  # versions 0+
-    # Resource name to match, or null for any name.
+    """Resource type to match, as an AclResourceType code; 1 (any) matches every type."""
     resource_name_filter: str | None  # versions 0+, nullable
-    # Pattern type to match: 1 any, 2 match (every binding that would apply to the name), 3 literal,
-    # 4 prefixed.
+    """Resource name to match, or null for any name."""
     pattern_type_filter: int  # versions 1+
-    # Principal to match (for example User:alice), or null for any principal.
+    """Pattern type to match: 1 any, 2 match (every binding that would apply to the name), 3
+    literal, 4 prefixed."""
     principal_filter: str | None  # versions 0+, nullable
-    # Client host a binding must name to match, or null to match bindings of every host.
+    """Principal to match (for example User:alice), or null for any principal."""
     host_filter: str | None  # versions 0+, nullable
-    # Operation to match, as an AclOperation code; 1 (any) matches every operation.
+    """Client host a binding must name to match, or null to match bindings of every host."""
     operation: int  # versions 0+
-    # Permission to match: 1 any, 2 deny, 3 allow.
+    """Operation to match, as an AclOperation code; 1 (any) matches every operation."""
     permission_type: int  # versions 0+
+    """Permission to match: 1 any, 2 deny, 3 allow."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -67,6 +80,8 @@ class DescribeAclsRequest(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.resource_type_filter = resource_type_filter
         self.resource_name_filter = resource_name_filter
         self.pattern_type_filter = pattern_type_filter

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,20 +32,27 @@ _pack_DescribeAclsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pa
 class AclDescription(GeneratedStruct):
     """Matching bindings on this resource pattern."""
 
-    __slots__ = ("principal", "host", "operation", "permission_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "principal": 'Principal of the binding, written type:name.',
+        "host": 'Host of the binding; "*" for any host.',
+        "operation": 'Operation of the binding, as an AclOperation code.',
+        "permission_type": 'Permission of the binding: 2 deny, 3 allow.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AclDescription"
     VALID_VERSIONS = (1, 3)
 
-    # Principal of the binding, written type:name.
     principal: str  # versions 0+
-    # Host of the binding; "*" for any host.
+    """Principal of the binding, written type:name."""
     host: str  # versions 0+
-    # Operation of the binding, as an AclOperation code.
+    """Host of the binding; "*" for any host."""
     operation: int  # versions 0+
-    # Permission of the binding: 2 deny, 3 allow.
+    """Operation of the binding, as an AclOperation code."""
     permission_type: int  # versions 0+
+    """Permission of the binding: 2 deny, 3 allow."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -56,6 +63,8 @@ class AclDescription(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.principal = principal
         self.host = host
         self.operation = operation
@@ -89,20 +98,27 @@ class AclDescription(GeneratedStruct):
 class DescribeAclsResource(GeneratedStruct):
     """Resource patterns with at least one matching binding."""
 
-    __slots__ = ("resource_type", "resource_name", "pattern_type", "acls", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_type": 'Resource type, as an AclResourceType code.',
+        "resource_name": 'Resource name, or the name prefix for a prefixed pattern.',
+        "pattern_type": 'Pattern type: 3 literal, 4 prefixed.',
+        "acls": 'Matching bindings on this resource pattern.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeAclsResource"
     VALID_VERSIONS = (1, 3)
 
-    # Resource type, as an AclResourceType code.
     resource_type: int  # versions 0+
-    # Resource name, or the name prefix for a prefixed pattern.
+    """Resource type, as an AclResourceType code."""
     resource_name: str  # versions 0+
-    # Pattern type: 3 literal, 4 prefixed.
+    """Resource name, or the name prefix for a prefixed pattern."""
     pattern_type: int  # versions 1+
-    # Matching bindings on this resource pattern.
+    """Pattern type: 3 literal, 4 prefixed."""
     acls: list[AclDescription]  # versions 0+
+    """Matching bindings on this resource pattern."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -110,13 +126,15 @@ class DescribeAclsResource(GeneratedStruct):
         resource_type: int = 0,
         resource_name: str = '',
         pattern_type: int = 3,
-        acls: list[AclDescription] | None = None,
+        acls: list[AclDescription] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.pattern_type = pattern_type
-        self.acls = [] if acls is None else acls
+        self.acls = [] if acls is DEFAULT else acls
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -146,23 +164,32 @@ class DescribeAclsResource(GeneratedStruct):
 class DescribeAclsResponse(GeneratedStruct):
     """Kafka's DescribeAclsResponse (response, apiKey 29), versions 1-3, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "resources", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example SECURITY_DISABLED when no authorizer is configured.',
+        "error_message": 'Error text for people, or null when there is none.',
+        "resources": 'Resource patterns with at least one matching binding.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeAclsResponse"
     API_KEY: int | None = 29
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example SECURITY_DISABLED when no authorizer is configured.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    """Outcome, 0 on success; for example SECURITY_DISABLED when no authorizer is configured."""
     error_message: str | None  # versions 0+, nullable
-    # Resource patterns with at least one matching binding.
+    """Error text for people, or null when there is none."""
     resources: list[DescribeAclsResource]  # versions 0+
+    """Resource patterns with at least one matching binding."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -170,13 +197,15 @@ class DescribeAclsResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
-        resources: list[DescribeAclsResource] | None = None,
+        resources: list[DescribeAclsResource] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.resources = [] if resources is None else resources
+        self.resources = [] if resources is DEFAULT else resources
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -231,11 +260,11 @@ def _write_AclDescription_v1(description: AclDescription, out: bytearray) -> Non
     try:
         field = "principal"
         if description.principal is None:
-            raise EncodeError("field principal is null but not nullable at this version")
+            raise EncodeError("field principal is null, which AclDescription version 1 does not allow (never nullable)")
         _w.write_string(out, description.principal)
         field = "host"
         if description.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which AclDescription version 1 does not allow (never nullable)")
         _w.write_string(out, description.host)
         field = "operation, permission_type"
         out += _pack_AclDescription_operation_permission_type(description.operation, description.permission_type)
@@ -301,7 +330,7 @@ def _write_AclDescription_v2_3(description: AclDescription, out: bytearray) -> N
     try:
         field = "principal"
         if description.principal is None:
-            raise EncodeError("field principal is null but not nullable at this version")
+            raise EncodeError("field principal is null, which AclDescription versions 2-3 do not allow (never nullable)")
         principal_utf8 = description.principal.encode()
         if len(principal_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_utf8) + 1)
@@ -310,7 +339,7 @@ def _write_AclDescription_v2_3(description: AclDescription, out: bytearray) -> N
             _w.write_compact_string(out, description.principal)
         field = "host"
         if description.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which AclDescription versions 2-3 do not allow (never nullable)")
         host_utf8 = description.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -396,14 +425,14 @@ def _write_DescribeAclsResource_v1(resource: DescribeAclsResource, out: bytearra
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which DescribeAclsResource version 1 does not allow (never nullable)")
         _w.write_string(out, resource.resource_name)
         field = "pattern_type"
         out += _pack_DescribeAclsResource_pattern_type(resource.pattern_type)
         field = "acls[]"
         acls_items = resource.acls
         if acls_items is None:
-            raise EncodeError("field acls is null but not nullable at this version")
+                raise EncodeError("field acls is null, which DescribeAclsResource version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(acls_items), False)
             for acls_item in acls_items:
@@ -528,7 +557,7 @@ def _write_DescribeAclsResource_v2_3(resource: DescribeAclsResource, out: bytear
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
         resource_name_utf8 = resource.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -540,7 +569,7 @@ def _write_DescribeAclsResource_v2_3(resource: DescribeAclsResource, out: bytear
         field = "acls[]"
         acls_items = resource.acls
         if acls_items is None:
-            raise EncodeError("field acls is null but not nullable at this version")
+                raise EncodeError("field acls is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
         elif len(acls_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(acls_items) + 1)
             for acls_item in acls_items:
@@ -660,7 +689,7 @@ def _write_DescribeAclsResponse_v1(response: DescribeAclsResponse, out: bytearra
         field = "resources[]"
         resources_items = response.resources
         if resources_items is None:
-            raise EncodeError("field resources is null but not nullable at this version")
+                raise EncodeError("field resources is null, which DescribeAclsResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(resources_items), False)
             for resources_item in resources_items:
@@ -838,7 +867,7 @@ def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytear
         field = "resources[]"
         resources_items = response.resources
         if resources_items is None:
-            raise EncodeError("field resources is null but not nullable at this version")
+                raise EncodeError("field resources is null, which DescribeAclsResponse versions 2-3 do not allow (never nullable)")
         elif len(resources_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(resources_items) + 1)
             for resources_item in resources_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,18 +28,25 @@ _pack_DescribeClientQuotasRequest_strict = struct.Struct(">?").pack
 class ComponentData(GeneratedStruct):
     """Filter, one component per entity type; an entity must match all of them."""
 
-    __slots__ = ("entity_type", "match_type", "match", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "entity_type": 'Entity type the component constrains: user, client-id or ip.',
+        "match_type": 'How to match the entity name: 0 exactly Match, 1 the default entity, 2 any non-default name.',
+        "match": 'Name to match when MatchType is 0, otherwise null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ComponentData"
     VALID_VERSIONS = (0, 1)
 
-    # Entity type the component constrains: user, client-id or ip.
     entity_type: str  # versions 0+
-    # How to match the entity name: 0 exactly Match, 1 the default entity, 2 any non-default name.
+    """Entity type the component constrains: user, client-id or ip."""
     match_type: int  # versions 0+
-    # Name to match when MatchType is 0, otherwise null.
+    """How to match the entity name: 0 exactly Match, 1 the default entity, 2 any non-default
+    name."""
     match: str | None  # versions 0+, nullable
+    """Name to match when MatchType is 0, otherwise null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +56,8 @@ class ComponentData(GeneratedStruct):
         match: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.entity_type = entity_type
         self.match_type = match_type
         self.match = match
@@ -80,28 +89,38 @@ class DescribeClientQuotasRequest(GeneratedStruct):
     """Kafka's DescribeClientQuotasRequest (request, apiKey 48), versions 0-1, flexible versions
     1+."""
 
-    __slots__ = ("components", "strict", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "components": 'Filter, one component per entity type; an entity must match all of them.',
+        "strict": 'When true, entities that have components of types not named in the filter are left out.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeClientQuotasRequest"
     API_KEY: int | None = 48
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Filter, one component per entity type; an entity must match all of them.
     components: list[ComponentData]  # versions 0+
-    # When true, entities that have components of types not named in the filter are left out.
+    """Filter, one component per entity type; an entity must match all of them."""
     strict: bool  # versions 0+
+    """When true, entities that have components of types not named in the filter are left out."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        components: list[ComponentData] | None = None,
+        components: list[ComponentData] = DEFAULT,
         strict: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.components = [] if components is None else components
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.components = [] if components is DEFAULT else components
         self.strict = strict
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -153,7 +172,7 @@ def _write_ComponentData_v0(data: ComponentData, out: bytearray) -> None:
     try:
         field = "entity_type"
         if data.entity_type is None:
-            raise EncodeError("field entity_type is null but not nullable at this version")
+            raise EncodeError("field entity_type is null, which ComponentData version 0 does not allow (never nullable)")
         _w.write_string(out, data.entity_type)
         field = "match_type"
         out += _pack_ComponentData_match_type(data.match_type)
@@ -224,7 +243,7 @@ def _write_ComponentData_v1(data: ComponentData, out: bytearray) -> None:
     try:
         field = "entity_type"
         if data.entity_type is None:
-            raise EncodeError("field entity_type is null but not nullable at this version")
+            raise EncodeError("field entity_type is null, which ComponentData version 1 does not allow (never nullable)")
         entity_type_utf8 = data.entity_type.encode()
         if len(entity_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(entity_type_utf8) + 1)
@@ -306,7 +325,7 @@ def _write_DescribeClientQuotasRequest_v0(request: DescribeClientQuotasRequest, 
         field = "components[]"
         components_items = request.components
         if components_items is None:
-            raise EncodeError("field components is null but not nullable at this version")
+                raise EncodeError("field components is null, which DescribeClientQuotasRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(components_items), False)
             for components_item in components_items:
@@ -419,7 +438,7 @@ def _write_DescribeClientQuotasRequest_v1(request: DescribeClientQuotasRequest, 
         field = "components[]"
         components_items = request.components
         if components_items is None:
-            raise EncodeError("field components is null but not nullable at this version")
+                raise EncodeError("field components is null, which DescribeClientQuotasRequest version 1 does not allow (never nullable)")
         elif len(components_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(components_items) + 1)
             for components_item in components_items:

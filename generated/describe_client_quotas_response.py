@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_DescribeClientQuotasResponse_throttle_time_ms_error_code = struct.Struct("
 class EntityData(GeneratedStruct):
     """Components naming the quota entity."""
 
-    __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "entity_type": 'Kind of the component: user, client-id or ip.',
+        "entity_name": 'Name of the user, client id or IP; null for the default entity of that type.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EntityData"
     VALID_VERSIONS = (0, 1)
 
-    # Kind of the component: user, client-id or ip.
     entity_type: str  # versions 0+
-    # Name of the user, client id or IP; null for the default entity of that type.
+    """Kind of the component: user, client-id or ip."""
     entity_name: str | None  # versions 0+, nullable
+    """Name of the user, client id or IP; null for the default entity of that type."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class EntityData(GeneratedStruct):
         entity_name: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.entity_type = entity_type
         self.entity_name = entity_name
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,16 +80,21 @@ class EntityData(GeneratedStruct):
 class ValueData(GeneratedStruct):
     """Quotas set for the entity."""
 
-    __slots__ = ("key", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'Quota name, for example producer_byte_rate.',
+        "value": 'Value of the quota (bytes per second for byte rates, percent for request_percentage).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ValueData"
     VALID_VERSIONS = (0, 1)
 
-    # Quota name, for example producer_byte_rate.
     key: str  # versions 0+
-    # Value of the quota (bytes per second for byte rates, percent for request_percentage).
+    """Quota name, for example producer_byte_rate."""
     value: float  # versions 0+
+    """Value of the quota (bytes per second for byte rates, percent for request_percentage)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -91,6 +103,8 @@ class ValueData(GeneratedStruct):
         value: float = 0.0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -118,26 +132,33 @@ class ValueData(GeneratedStruct):
 class EntryData(GeneratedStruct):
     """Matching quota entities with their values; null on error."""
 
-    __slots__ = ("entity", "values", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "entity": 'Components naming the quota entity.',
+        "values": 'Quotas set for the entity.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EntryData"
     VALID_VERSIONS = (0, 1)
 
-    # Components naming the quota entity.
     entity: list[EntityData]  # versions 0+
-    # Quotas set for the entity.
+    """Components naming the quota entity."""
     values: list[ValueData]  # versions 0+
+    """Quotas set for the entity."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        entity: list[EntityData] | None = None,
-        values: list[ValueData] | None = None,
+        entity: list[EntityData] = DEFAULT,
+        values: list[ValueData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.entity = [] if entity is None else entity
-        self.values = [] if values is None else values
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.entity = [] if entity is DEFAULT else entity
+        self.values = [] if values is DEFAULT else values
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -164,23 +185,32 @@ class DescribeClientQuotasResponse(GeneratedStruct):
     """Kafka's DescribeClientQuotasResponse (response, apiKey 48), versions 0-1, flexible versions
     1+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "entries", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example INVALID_REQUEST for an unknown entity type.',
+        "error_message": 'Text describing the failure for people, or null on success.',
+        "entries": 'Matching quota entities with their values; null on error.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeClientQuotasResponse"
     API_KEY: int | None = 48
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example INVALID_REQUEST for an unknown entity type.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null on success.
+    """Outcome, 0 on success; for example INVALID_REQUEST for an unknown entity type."""
     error_message: str | None  # versions 0+, nullable
-    # Matching quota entities with their values; null on error.
+    """Text describing the failure for people, or null on success."""
     entries: list[EntryData] | None  # versions 0+, nullable
+    """Matching quota entities with their values; null on error."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -188,13 +218,15 @@ class DescribeClientQuotasResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
-        entries: list[EntryData] | None = None,
+        entries: list[EntryData] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.entries = [] if entries is None else entries
+        self.entries = [] if entries is DEFAULT else entries
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -246,7 +278,7 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     try:
         field = "entity_type"
         if data.entity_type is None:
-            raise EncodeError("field entity_type is null but not nullable at this version")
+            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
         _w.write_string(out, data.entity_type)
         field = "entity_name"
         _w.write_string(out, data.entity_name)
@@ -312,7 +344,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
     try:
         field = "entity_type"
         if data.entity_type is None:
-            raise EncodeError("field entity_type is null but not nullable at this version")
+            raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
         entity_type_utf8 = data.entity_type.encode()
         if len(entity_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(entity_type_utf8) + 1)
@@ -366,7 +398,7 @@ def _write_ValueData_v0(data: ValueData, out: bytearray) -> None:
     try:
         field = "key"
         if data.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which ValueData version 0 does not allow (never nullable)")
         _w.write_string(out, data.key)
         field = "value"
         out += _pack_ValueData_value(data.value)
@@ -419,7 +451,7 @@ def _write_ValueData_v1(data: ValueData, out: bytearray) -> None:
     try:
         field = "key"
         if data.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which ValueData version 1 does not allow (never nullable)")
         key_utf8 = data.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)
@@ -517,7 +549,7 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
         field = "entity[]"
         entity_items = data.entity
         if entity_items is None:
-            raise EncodeError("field entity is null but not nullable at this version")
+                raise EncodeError("field entity is null, which EntryData version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(entity_items), False)
             for entity_item in entity_items:
@@ -525,7 +557,7 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
         field = "values[]"
         values_items = data.values
         if values_items is None:
-            raise EncodeError("field values is null but not nullable at this version")
+                raise EncodeError("field values is null, which EntryData version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(values_items), False)
             for values_item in values_items:
@@ -684,7 +716,7 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         field = "entity[]"
         entity_items = data.entity
         if entity_items is None:
-            raise EncodeError("field entity is null but not nullable at this version")
+                raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
         elif len(entity_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(entity_items) + 1)
             for entity_item in entity_items:
@@ -696,7 +728,7 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         field = "values[]"
         values_items = data.values
         if values_items is None:
-            raise EncodeError("field values is null but not nullable at this version")
+                raise EncodeError("field values is null, which EntryData version 1 does not allow (never nullable)")
         elif len(values_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(values_items) + 1)
             for values_item in values_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,22 +30,31 @@ _pack_DescribeClusterRequest_include_cluster_authorized_operations_to_include_fe
 class DescribeClusterRequest(GeneratedStruct):
     """Kafka's DescribeClusterRequest (request, apiKey 60), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("include_cluster_authorized_operations", "endpoint_type", "include_fenced_brokers", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "include_cluster_authorized_operations": 'When true, the response says which operations the caller may perform on the cluster.',
+        "endpoint_type": 'Which nodes to list: 1 brokers, 2 controllers (a controller answers only for 2, a broker only for 1).',
+        "include_fenced_brokers": 'When true, fenced brokers are listed too (with IsFenced set).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeClusterRequest"
     API_KEY: int | None = 60
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # When true, the response says which operations the caller may perform on the cluster.
     include_cluster_authorized_operations: bool  # versions 0+
-    # Which nodes to list: 1 brokers, 2 controllers (a controller answers only for 2, a broker only
-    # for 1).
+    """When true, the response says which operations the caller may perform on the cluster."""
     endpoint_type: int  # versions 1+
-    # When true, fenced brokers are listed too (with IsFenced set).
+    """Which nodes to list: 1 brokers, 2 controllers (a controller answers only for 2, a broker
+    only for 1)."""
     include_fenced_brokers: bool  # versions 2+
+    """When true, fenced brokers are listed too (with IsFenced set)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -55,6 +64,8 @@ class DescribeClusterRequest(GeneratedStruct):
         include_fenced_brokers: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.endpoint_type = endpoint_type
         self.include_fenced_brokers = include_fenced_brokers

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -38,22 +38,30 @@ _pack_DescribeClusterResponse_endpoint_type = struct.Struct(">b").pack
 class DescribeClusterBroker(GeneratedStruct):
     """Nodes of the requested kind."""
 
-    __slots__ = ("broker_id", "host", "port", "rack", "is_fenced", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Node id of the broker or controller.',
+        "host": 'Host name of the node on the listener the request came in on.',
+        "port": 'Port of the node on that listener.',
+        "rack": 'Rack of the node, or null when it has none.',
+        "is_fenced": 'True when the broker is fenced (listed only when IncludeFencedBrokers was set).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeClusterBroker"
     VALID_VERSIONS = (0, 2)
 
-    # Node id of the broker or controller.
     broker_id: int  # versions 0+, map key
-    # Host name of the node on the listener the request came in on.
+    """Node id of the broker or controller."""
     host: str  # versions 0+
-    # Port of the node on that listener.
+    """Host name of the node on the listener the request came in on."""
     port: int  # versions 0+
-    # Rack of the node, or null when it has none.
+    """Port of the node on that listener."""
     rack: str | None  # versions 0+, nullable
-    # True when the broker is fenced (listed only when IncludeFencedBrokers was set).
+    """Rack of the node, or null when it has none."""
     is_fenced: bool  # versions 2+
+    """True when the broker is fenced (listed only when IncludeFencedBrokers was set)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -65,6 +73,8 @@ class DescribeClusterBroker(GeneratedStruct):
         is_fenced: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.host = host
         self.port = port
@@ -101,34 +111,47 @@ class DescribeClusterBroker(GeneratedStruct):
 class DescribeClusterResponse(GeneratedStruct):
     """Kafka's DescribeClusterResponse (response, apiKey 60), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "endpoint_type", "cluster_id", "controller_id", "brokers", "cluster_authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example MISMATCHED_ENDPOINT_TYPE when a broker is asked for controllers.',
+        "error_message": 'Error text for people, or null when there is none.',
+        "endpoint_type": 'Which nodes Brokers lists: 1 brokers, 2 controllers.',
+        "cluster_id": 'Id of the cluster the answering node belongs to.',
+        "controller_id": 'Id of the active controller when a controller answers; a broker answers with a random live broker, since clients cannot reach the controller; -1 when unknown.',
+        "brokers": 'Nodes of the requested kind.',
+        "cluster_authorized_operations": 'Bit field of the ACL operations the caller may perform on the cluster (bit n for AclOperation code n); INT32_MIN when not asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeClusterResponse"
     API_KEY: int | None = 60
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example MISMATCHED_ENDPOINT_TYPE when a broker is asked for
-    # controllers.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    """Outcome, 0 on success; for example MISMATCHED_ENDPOINT_TYPE when a broker is asked for
+    controllers."""
     error_message: str | None  # versions 0+, nullable
-    # Which nodes Brokers lists: 1 brokers, 2 controllers.
+    """Error text for people, or null when there is none."""
     endpoint_type: int  # versions 1+
-    # Id of the cluster the answering node belongs to.
+    """Which nodes Brokers lists: 1 brokers, 2 controllers."""
     cluster_id: str  # versions 0+
-    # Id of the active controller when a controller answers; a broker answers with a random live
-    # broker, since clients cannot reach the controller; -1 when unknown.
+    """Id of the cluster the answering node belongs to."""
     controller_id: int  # versions 0+
-    # Nodes of the requested kind.
+    """Id of the active controller when a controller answers; a broker answers with a random live
+    broker, since clients cannot reach the controller; -1 when unknown."""
     brokers: KeyedList[DescribeClusterBroker]  # versions 0+
-    # Bit field of the ACL operations the caller may perform on the cluster (bit n for AclOperation
-    # code n); INT32_MIN when not asked for.
+    """Nodes of the requested kind."""
     cluster_authorized_operations: int  # versions 0+
+    """Bit field of the ACL operations the caller may perform on the cluster (bit n for
+    AclOperation code n); INT32_MIN when not asked for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -139,17 +162,19 @@ class DescribeClusterResponse(GeneratedStruct):
         endpoint_type: int = 1,
         cluster_id: str = '',
         controller_id: int = -1,
-        brokers: list[DescribeClusterBroker] | None = None,
+        brokers: list[DescribeClusterBroker] = DEFAULT,
         cluster_authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
         self.endpoint_type = endpoint_type
         self.cluster_id = cluster_id
         self.controller_id = controller_id
-        self.brokers = KeyedList() if brokers is None else brokers if type(brokers) is KeyedList else KeyedList(brokers)
+        self.brokers = KeyedList() if brokers is DEFAULT else brokers if type(brokers) is KeyedList or brokers is None else KeyedList(brokers)
         self.cluster_authorized_operations = cluster_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -248,7 +273,7 @@ def _write_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker, out: bytear
         out += _pack_DescribeClusterBroker_broker_id(broker.broker_id)
         field = "host"
         if broker.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which DescribeClusterBroker versions 0-1 do not allow (never nullable)")
         host_utf8 = broker.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -341,7 +366,7 @@ def _write_DescribeClusterBroker_v2(broker: DescribeClusterBroker, out: bytearra
         out += _pack_DescribeClusterBroker_broker_id(broker.broker_id)
         field = "host"
         if broker.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which DescribeClusterBroker version 2 does not allow (never nullable)")
         host_utf8 = broker.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -507,7 +532,7 @@ def _write_DescribeClusterResponse_v0(response: DescribeClusterResponse, out: by
         _w.write_compact_string(out, response.error_message)
         field = "cluster_id"
         if response.cluster_id is None:
-            raise EncodeError("field cluster_id is null but not nullable at this version")
+            raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
         cluster_id_utf8 = response.cluster_id.encode()
         if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(cluster_id_utf8) + 1)
@@ -519,7 +544,7 @@ def _write_DescribeClusterResponse_v0(response: DescribeClusterResponse, out: by
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
             for brokers_item in brokers_items:
@@ -692,7 +717,7 @@ def _write_DescribeClusterResponse_v1(response: DescribeClusterResponse, out: by
         out += _pack_DescribeClusterResponse_endpoint_type(response.endpoint_type)
         field = "cluster_id"
         if response.cluster_id is None:
-            raise EncodeError("field cluster_id is null but not nullable at this version")
+            raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
         cluster_id_utf8 = response.cluster_id.encode()
         if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(cluster_id_utf8) + 1)
@@ -704,7 +729,7 @@ def _write_DescribeClusterResponse_v1(response: DescribeClusterResponse, out: by
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
             for brokers_item in brokers_items:
@@ -879,7 +904,7 @@ def _write_DescribeClusterResponse_v2(response: DescribeClusterResponse, out: by
         out += _pack_DescribeClusterResponse_endpoint_type(response.endpoint_type)
         field = "cluster_id"
         if response.cluster_id is None:
-            raise EncodeError("field cluster_id is null but not nullable at this version")
+            raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
         cluster_id_utf8 = response.cluster_id.encode()
         if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(cluster_id_utf8) + 1)
@@ -891,7 +916,7 @@ def _write_DescribeClusterResponse_v2(response: DescribeClusterResponse, out: by
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
             for brokers_item in brokers_items:

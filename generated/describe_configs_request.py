@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,32 +30,40 @@ _pack_DescribeConfigsRequest_include_synonyms_include_documentation = struct.Str
 class DescribeConfigsResource(GeneratedStruct):
     """Resources whose configs are asked for."""
 
-    __slots__ = ("resource_type", "resource_name", "configuration_keys", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_type": 'Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16 client metrics, 32 group).',
+        "resource_name": 'Topic, group or subscription name, or broker id in decimal; an empty name means the cluster-wide broker default.',
+        "configuration_keys": 'Config keys to report, or null for all of them.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeConfigsResource"
     VALID_VERSIONS = (1, 4)
 
-    # Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16 client
-    # metrics, 32 group).
     resource_type: int  # versions 0+
-    # Topic, group or subscription name, or broker id in decimal; an empty name means the cluster-
-    # wide broker default.
+    """Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16
+    client metrics, 32 group)."""
     resource_name: str  # versions 0+
-    # Config keys to report, or null for all of them.
+    """Topic, group or subscription name, or broker id in decimal; an empty name means the
+    cluster-wide broker default."""
     configuration_keys: list[str] | None  # versions 0+, nullable
+    """Config keys to report, or null for all of them."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         resource_type: int = 0,
         resource_name: str = '',
-        configuration_keys: list[str] | None = None,
+        configuration_keys: list[str] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
-        self.configuration_keys = [] if configuration_keys is None else configuration_keys
+        self.configuration_keys = [] if configuration_keys is DEFAULT else configuration_keys
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -83,32 +91,43 @@ class DescribeConfigsResource(GeneratedStruct):
 class DescribeConfigsRequest(GeneratedStruct):
     """Kafka's DescribeConfigsRequest (request, apiKey 32), versions 1-4, flexible versions 4+."""
 
-    __slots__ = ("resources", "include_synonyms", "include_documentation", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resources": 'Resources whose configs are asked for.',
+        "include_synonyms": 'When true, each config also lists its synonyms: the values it would take at each level it can be set at.',
+        "include_documentation": 'When true, each config carries its documentation text.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeConfigsRequest"
     API_KEY: int | None = 32
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (1, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Resources whose configs are asked for.
     resources: list[DescribeConfigsResource]  # versions 0+
-    # When true, each config also lists its synonyms: the values it would take at each level it can
-    # be set at.
+    """Resources whose configs are asked for."""
     include_synonyms: bool  # versions 1+
-    # When true, each config carries its documentation text.
+    """When true, each config also lists its synonyms: the values it would take at each level it
+    can be set at."""
     include_documentation: bool  # versions 3+
+    """When true, each config carries its documentation text."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        resources: list[DescribeConfigsResource] | None = None,
+        resources: list[DescribeConfigsResource] = DEFAULT,
         include_synonyms: bool = False,
         include_documentation: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.resources = [] if resources is None else resources
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.resources = [] if resources is DEFAULT else resources
         self.include_synonyms = include_synonyms
         self.include_documentation = include_documentation
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -176,7 +195,7 @@ def _write_DescribeConfigsResource_v1_3(resource: DescribeConfigsResource, out: 
         out += _pack_DescribeConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which DescribeConfigsResource versions 1-3 do not allow (never nullable)")
         _w.write_string(out, resource.resource_name)
         field = "configuration_keys"
         configuration_keys_items = resource.configuration_keys
@@ -266,7 +285,7 @@ def _write_DescribeConfigsResource_v4(resource: DescribeConfigsResource, out: by
         out += _pack_DescribeConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which DescribeConfigsResource version 4 does not allow (never nullable)")
         resource_name_utf8 = resource.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -380,7 +399,7 @@ def _write_DescribeConfigsRequest_v1_2(request: DescribeConfigsRequest, out: byt
         field = "resources[]"
         resources_items = request.resources
         if resources_items is None:
-            raise EncodeError("field resources is null but not nullable at this version")
+                raise EncodeError("field resources is null, which DescribeConfigsRequest versions 1-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(resources_items), False)
             for resources_item in resources_items:
@@ -465,7 +484,7 @@ def _write_DescribeConfigsRequest_v3(request: DescribeConfigsRequest, out: bytea
         field = "resources[]"
         resources_items = request.resources
         if resources_items is None:
-            raise EncodeError("field resources is null but not nullable at this version")
+                raise EncodeError("field resources is null, which DescribeConfigsRequest version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(resources_items), False)
             for resources_item in resources_items:
@@ -583,7 +602,7 @@ def _write_DescribeConfigsRequest_v4(request: DescribeConfigsRequest, out: bytea
         field = "resources[]"
         resources_items = request.resources
         if resources_items is None:
-            raise EncodeError("field resources is null but not nullable at this version")
+                raise EncodeError("field resources is null, which DescribeConfigsRequest version 4 does not allow (never nullable)")
         elif len(resources_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(resources_items) + 1)
             for resources_item in resources_items:

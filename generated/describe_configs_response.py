@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -36,18 +36,24 @@ _pack_DescribeConfigsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DescribeConfigsSynonym(GeneratedStruct):
     """Values the key takes at each level it can be set at, highest precedence first."""
 
-    __slots__ = ("name", "value", "source", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": "Config key at that level (for example log.retention.ms for a topic's retention.ms).",
+        "value": 'Value at that level, or null when sensitive.',
+        "source": 'Level of the synonym, with the same codes as ConfigSource.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeConfigsSynonym"
     VALID_VERSIONS = (1, 4)
 
-    # Config key at that level (for example log.retention.ms for a topic's retention.ms).
     name: str  # versions 1+
-    # Value at that level, or null when sensitive.
+    """Config key at that level (for example log.retention.ms for a topic's retention.ms)."""
     value: str | None  # versions 1+, nullable 0+
-    # Level of the synonym, with the same codes as ConfigSource.
+    """Value at that level, or null when sensitive."""
     source: int  # versions 1+
+    """Level of the synonym, with the same codes as ConfigSource."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -57,6 +63,8 @@ class DescribeConfigsSynonym(GeneratedStruct):
         source: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.value = value
         self.source = source
@@ -87,33 +95,45 @@ class DescribeConfigsSynonym(GeneratedStruct):
 class DescribeConfigsResourceResult(GeneratedStruct):
     """The resource's configs, one entry per key reported."""
 
-    __slots__ = ("name", "value", "read_only", "config_source", "is_default", "is_sensitive", "synonyms", "config_type", "documentation", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Config key, for example retention.ms.',
+        "value": 'Effective value of the key; null when it is sensitive or has no value.',
+        "read_only": 'True when the key cannot be changed dynamically.',
+        "config_source": 'Where the value comes from: 1 topic override, 2 dynamic broker, 3 dynamic cluster-wide default, 4 static broker config, 5 default, 6 dynamic broker logger, 7 client metrics, 8 group; -1 when unknown.',
+        "is_default": 'True when the key still has its default value (v0 only).',
+        "is_sensitive": 'True when the value is secret, in which case Value is null.',
+        "synonyms": 'Values the key takes at each level it can be set at, highest precedence first.',
+        "config_type": 'Data type of the value: 1 boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8 class, 9 password; 0 unknown.',
+        "documentation": 'Documentation text of the key, or null when not asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeConfigsResourceResult"
     VALID_VERSIONS = (1, 4)
 
-    # Config key, for example retention.ms.
     name: str  # versions 0+
-    # Effective value of the key; null when it is sensitive or has no value.
+    """Config key, for example retention.ms."""
     value: str | None  # versions 0+, nullable
-    # True when the key cannot be changed dynamically.
+    """Effective value of the key; null when it is sensitive or has no value."""
     read_only: bool  # versions 0+
-    # Where the value comes from: 1 topic override, 2 dynamic broker, 3 dynamic cluster-wide
-    # default, 4 static broker config, 5 default, 6 dynamic broker logger, 7 client metrics, 8
-    # group; -1 when unknown.
+    """True when the key cannot be changed dynamically."""
     config_source: int  # versions 1+, ignorable
-    # True when the key still has its default value (v0 only).
+    """Where the value comes from: 1 topic override, 2 dynamic broker, 3 dynamic cluster-wide
+    default, 4 static broker config, 5 default, 6 dynamic broker logger, 7 client metrics, 8
+    group; -1 when unknown."""
     is_default: bool  # version 0
-    # True when the value is secret, in which case Value is null.
+    """True when the key still has its default value (v0 only)."""
     is_sensitive: bool  # versions 0+
-    # Values the key takes at each level it can be set at, highest precedence first.
+    """True when the value is secret, in which case Value is null."""
     synonyms: list[DescribeConfigsSynonym]  # versions 1+, ignorable
-    # Data type of the value: 1 boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8
-    # class, 9 password; 0 unknown.
+    """Values the key takes at each level it can be set at, highest precedence first."""
     config_type: int  # versions 3+, ignorable
-    # Documentation text of the key, or null when not asked for.
+    """Data type of the value: 1 boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8
+    class, 9 password; 0 unknown."""
     documentation: str | None  # versions 3+, nullable 0+, ignorable
+    """Documentation text of the key, or null when not asked for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -124,18 +144,20 @@ class DescribeConfigsResourceResult(GeneratedStruct):
         config_source: int = -1,
         is_default: bool = False,
         is_sensitive: bool = False,
-        synonyms: list[DescribeConfigsSynonym] | None = None,
+        synonyms: list[DescribeConfigsSynonym] = DEFAULT,
         config_type: int = 0,
         documentation: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.value = value
         self.read_only = read_only
         self.config_source = config_source
         self.is_default = is_default
         self.is_sensitive = is_sensitive
-        self.synonyms = [] if synonyms is None else synonyms
+        self.synonyms = [] if synonyms is DEFAULT else synonyms
         self.config_type = config_type
         self.documentation = documentation
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -177,23 +199,31 @@ class DescribeConfigsResourceResult(GeneratedStruct):
 class DescribeConfigsResult(GeneratedStruct):
     """Outcome for each resource of the request."""
 
-    __slots__ = ("error_code", "error_message", "resource_type", "resource_name", "configs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this resource, 0 on success; for example TOPIC_AUTHORIZATION_FAILED or UNKNOWN_TOPIC_OR_PARTITION.',
+        "error_message": 'Text describing the failure for people, or null on success.',
+        "resource_type": 'Kind of resource, as in the request.',
+        "resource_name": 'Name of the resource, as in the request.',
+        "configs": "The resource's configs, one entry per key reported.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeConfigsResult"
     VALID_VERSIONS = (1, 4)
 
-    # Outcome for this resource, 0 on success; for example TOPIC_AUTHORIZATION_FAILED or
-    # UNKNOWN_TOPIC_OR_PARTITION.
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null on success.
+    """Outcome for this resource, 0 on success; for example TOPIC_AUTHORIZATION_FAILED or
+    UNKNOWN_TOPIC_OR_PARTITION."""
     error_message: str | None  # versions 0+, nullable
-    # Kind of resource, as in the request.
+    """Text describing the failure for people, or null on success."""
     resource_type: int  # versions 0+
-    # Name of the resource, as in the request.
+    """Kind of resource, as in the request."""
     resource_name: str  # versions 0+
-    # The resource's configs, one entry per key reported.
+    """Name of the resource, as in the request."""
     configs: list[DescribeConfigsResourceResult]  # versions 0+
+    """The resource's configs, one entry per key reported."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -202,14 +232,16 @@ class DescribeConfigsResult(GeneratedStruct):
         error_message: str | None = '',
         resource_type: int = 0,
         resource_name: str = '',
-        configs: list[DescribeConfigsResourceResult] | None = None,
+        configs: list[DescribeConfigsResourceResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
         self.resource_type = resource_type
         self.resource_name = resource_name
-        self.configs = [] if configs is None else configs
+        self.configs = [] if configs is DEFAULT else configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -241,29 +273,38 @@ class DescribeConfigsResult(GeneratedStruct):
 class DescribeConfigsResponse(GeneratedStruct):
     """Kafka's DescribeConfigsResponse (response, apiKey 32), versions 1-4, flexible versions 4+."""
 
-    __slots__ = ("throttle_time_ms", "results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "results": 'Outcome for each resource of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeConfigsResponse"
     API_KEY: int | None = 32
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (1, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome for each resource of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     results: list[DescribeConfigsResult]  # versions 0+
+    """Outcome for each resource of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        results: list[DescribeConfigsResult] | None = None,
+        results: list[DescribeConfigsResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.results = [] if results is None else results
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -314,7 +355,7 @@ def _write_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym, out: byt
     try:
         field = "name"
         if synonym.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DescribeConfigsSynonym versions 1-3 do not allow (never nullable)")
         _w.write_string(out, synonym.name)
         field = "value"
         _w.write_string(out, synonym.value)
@@ -385,7 +426,7 @@ def _write_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym, out: bytea
     try:
         field = "name"
         if synonym.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DescribeConfigsSynonym version 4 does not allow (never nullable)")
         name_utf8 = synonym.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -475,7 +516,7 @@ def _write_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceRes
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)")
         _w.write_string(out, result.name)
         field = "value"
         _w.write_string(out, result.value)
@@ -484,7 +525,7 @@ def _write_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceRes
         field = "synonyms[]"
         synonyms_items = result.synonyms
         if synonyms_items is None:
-            raise EncodeError("field synonyms is null but not nullable at this version")
+                raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(synonyms_items), False)
             for synonyms_item in synonyms_items:
@@ -569,7 +610,7 @@ def _write_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResul
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)")
         _w.write_string(out, result.name)
         field = "value"
         _w.write_string(out, result.value)
@@ -578,7 +619,7 @@ def _write_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResul
         field = "synonyms[]"
         synonyms_items = result.synonyms
         if synonyms_items is None:
-            raise EncodeError("field synonyms is null but not nullable at this version")
+                raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(synonyms_items), False)
             for synonyms_item in synonyms_items:
@@ -743,7 +784,7 @@ def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResul
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
         name_utf8 = result.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -757,7 +798,7 @@ def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResul
         field = "synonyms[]"
         synonyms_items = result.synonyms
         if synonyms_items is None:
-            raise EncodeError("field synonyms is null but not nullable at this version")
+                raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
         elif len(synonyms_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(synonyms_items) + 1)
             for synonyms_item in synonyms_items:
@@ -891,12 +932,12 @@ def _write_DescribeConfigsResult_v1_2(result: DescribeConfigsResult, out: bytear
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
         if result.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)")
         _w.write_string(out, result.resource_name)
         field = "configs[]"
         configs_items = result.configs
         if configs_items is None:
-            raise EncodeError("field configs is null but not nullable at this version")
+                raise EncodeError("field configs is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(configs_items), False)
             for configs_item in configs_items:
@@ -1015,12 +1056,12 @@ def _write_DescribeConfigsResult_v3(result: DescribeConfigsResult, out: bytearra
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
         if result.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which DescribeConfigsResult version 3 does not allow (never nullable)")
         _w.write_string(out, result.resource_name)
         field = "configs[]"
         configs_items = result.configs
         if configs_items is None:
-            raise EncodeError("field configs is null but not nullable at this version")
+                raise EncodeError("field configs is null, which DescribeConfigsResult version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(configs_items), False)
             for configs_item in configs_items:
@@ -1249,7 +1290,7 @@ def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearra
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
         if result.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
         resource_name_utf8 = result.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -1259,7 +1300,7 @@ def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearra
         field = "configs[]"
         configs_items = result.configs
         if configs_items is None:
-            raise EncodeError("field configs is null but not nullable at this version")
+                raise EncodeError("field configs is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
         elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(configs_items) + 1)
             for configs_item in configs_items:
@@ -1408,7 +1449,7 @@ def _write_DescribeConfigsResponse_v1_2(response: DescribeConfigsResponse, out: 
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DescribeConfigsResponse versions 1-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(results_items), False)
             for results_item in results_items:
@@ -1545,7 +1586,7 @@ def _write_DescribeConfigsResponse_v3(response: DescribeConfigsResponse, out: by
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DescribeConfigsResponse version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(results_items), False)
             for results_item in results_items:
@@ -1804,7 +1845,7 @@ def _write_DescribeConfigsResponse_v4(response: DescribeConfigsResponse, out: by
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DescribeConfigsResponse version 4 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

@@ -15,22 +15,27 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DescribeDelegationTokenOwner(GeneratedStruct):
     """Owners whose tokens to list, or null for every token the caller may see."""
 
-    __slots__ = ("principal_type", "principal_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "principal_type": 'Principal type of the owner (normally User).',
+        "principal_name": 'Name of the owner whose tokens to list.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeDelegationTokenOwner"
     VALID_VERSIONS = (0, 3)
 
-    # Principal type of the owner (normally User).
     principal_type: str  # versions 0+
-    # Name of the owner whose tokens to list.
+    """Principal type of the owner (normally User)."""
     principal_name: str  # versions 0+
+    """Name of the owner whose tokens to list."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -39,6 +44,8 @@ class DescribeDelegationTokenOwner(GeneratedStruct):
         principal_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.principal_type = principal_type
         self.principal_name = principal_name
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -67,25 +74,34 @@ class DescribeDelegationTokenRequest(GeneratedStruct):
     """Kafka's DescribeDelegationTokenRequest (request, apiKey 41), versions 0-3, flexible versions
     2+."""
 
-    __slots__ = ("owners", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "owners": 'Owners whose tokens to list, or null for every token the caller may see.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeDelegationTokenRequest"
     API_KEY: int | None = 41
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = (0, 0)
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller", "zkBroker"})
 
-    # Owners whose tokens to list, or null for every token the caller may see.
     owners: list[DescribeDelegationTokenOwner] | None  # versions 0+, nullable
+    """Owners whose tokens to list, or null for every token the caller may see."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        owners: list[DescribeDelegationTokenOwner] | None = None,
+        owners: list[DescribeDelegationTokenOwner] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.owners = [] if owners is None else owners
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.owners = [] if owners is DEFAULT else owners
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -131,11 +147,11 @@ def _write_DescribeDelegationTokenOwner_v0_1(owner: DescribeDelegationTokenOwner
     try:
         field = "principal_type"
         if owner.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)")
         _w.write_string(out, owner.principal_type)
         field = "principal_name"
         if owner.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)")
         _w.write_string(out, owner.principal_name)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -196,7 +212,7 @@ def _write_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner
     try:
         field = "principal_type"
         if owner.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)")
         principal_type_utf8 = owner.principal_type.encode()
         if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_type_utf8) + 1)
@@ -205,7 +221,7 @@ def _write_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner
             _w.write_compact_string(out, owner.principal_type)
         field = "principal_name"
         if owner.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)")
         principal_name_utf8 = owner.principal_name.encode()
         if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_name_utf8) + 1)

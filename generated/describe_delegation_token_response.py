@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,16 +30,21 @@ _pack_DescribeDelegationTokenResponse_throttle_time_ms = struct.Struct(">i").pac
 class DescribedDelegationTokenRenewer(GeneratedStruct):
     """Principals besides the owner that may renew the token."""
 
-    __slots__ = ("principal_type", "principal_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "principal_type": 'Principal type of the renewer.',
+        "principal_name": 'Name of the principal allowed to renew.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribedDelegationTokenRenewer"
     VALID_VERSIONS = (0, 3)
 
-    # Principal type of the renewer.
     principal_type: str  # versions 0+
-    # Name of the principal allowed to renew.
+    """Principal type of the renewer."""
     principal_name: str  # versions 0+
+    """Name of the principal allowed to renew."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +53,8 @@ class DescribedDelegationTokenRenewer(GeneratedStruct):
         principal_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.principal_type = principal_type
         self.principal_name = principal_name
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -75,32 +82,45 @@ class DescribedDelegationTokenRenewer(GeneratedStruct):
 class DescribedDelegationToken(GeneratedStruct):
     """The tokens matching the request that the caller may see."""
 
-    __slots__ = ("principal_type", "principal_name", "token_requester_principal_type", "token_requester_principal_name", "issue_timestamp", "expiry_timestamp", "max_timestamp", "token_id", "hmac", "renewers", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "principal_type": "Principal type of the token's owner.",
+        "principal_name": "Name of the token's owner.",
+        "token_requester_principal_type": 'Principal type of the user who created the token.',
+        "token_requester_principal_name": 'Name of the user who created the token.',
+        "issue_timestamp": 'When the token was created, in milliseconds since the epoch.',
+        "expiry_timestamp": 'Time in milliseconds since the epoch at which the token expires unless renewed first.',
+        "max_timestamp": 'Time in milliseconds since the epoch after which the token cannot be renewed any further.',
+        "token_id": 'Id of the token (the SCRAM user name when authenticating with it).',
+        "hmac": "The token's secret (the SCRAM password when authenticating with it).",
+        "renewers": 'Principals besides the owner that may renew the token.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribedDelegationToken"
     VALID_VERSIONS = (0, 3)
 
-    # Principal type of the token's owner.
     principal_type: str  # versions 0+
-    # Name of the token's owner.
+    """Principal type of the token's owner."""
     principal_name: str  # versions 0+
-    # Principal type of the user who created the token.
+    """Name of the token's owner."""
     token_requester_principal_type: str  # versions 3+
-    # Name of the user who created the token.
+    """Principal type of the user who created the token."""
     token_requester_principal_name: str  # versions 3+
-    # When the token was created, in milliseconds since the epoch.
+    """Name of the user who created the token."""
     issue_timestamp: int  # versions 0+
-    # Time in milliseconds since the epoch at which the token expires unless renewed first.
+    """When the token was created, in milliseconds since the epoch."""
     expiry_timestamp: int  # versions 0+
-    # Time in milliseconds since the epoch after which the token cannot be renewed any further.
+    """Time in milliseconds since the epoch at which the token expires unless renewed first."""
     max_timestamp: int  # versions 0+
-    # Id of the token (the SCRAM user name when authenticating with it).
+    """Time in milliseconds since the epoch after which the token cannot be renewed any further."""
     token_id: str  # versions 0+
-    # The token's secret (the SCRAM password when authenticating with it).
+    """Id of the token (the SCRAM user name when authenticating with it)."""
     hmac: bytes  # versions 0+
-    # Principals besides the owner that may renew the token.
+    """The token's secret (the SCRAM password when authenticating with it)."""
     renewers: list[DescribedDelegationTokenRenewer]  # versions 0+
+    """Principals besides the owner that may renew the token."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -114,9 +134,11 @@ class DescribedDelegationToken(GeneratedStruct):
         max_timestamp: int = 0,
         token_id: str = '',
         hmac: bytes = b'',
-        renewers: list[DescribedDelegationTokenRenewer] | None = None,
+        renewers: list[DescribedDelegationTokenRenewer] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.principal_type = principal_type
         self.principal_name = principal_name
         self.token_requester_principal_type = token_requester_principal_type
@@ -126,7 +148,7 @@ class DescribedDelegationToken(GeneratedStruct):
         self.max_timestamp = max_timestamp
         self.token_id = token_id
         self.hmac = hmac
-        self.renewers = [] if renewers is None else renewers
+        self.renewers = [] if renewers is DEFAULT else renewers
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -169,32 +191,42 @@ class DescribeDelegationTokenResponse(GeneratedStruct):
     """Kafka's DescribeDelegationTokenResponse (response, apiKey 41), versions 0-3, flexible
     versions 2+."""
 
-    __slots__ = ("error_code", "tokens", "throttle_time_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED.',
+        "tokens": 'The tokens matching the request that the caller may see.',
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeDelegationTokenResponse"
     API_KEY: int | None = 41
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED.
     error_code: int  # versions 0+
-    # The tokens matching the request that the caller may see.
+    """Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED."""
     tokens: list[DescribedDelegationToken]  # versions 0+
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
+    """The tokens matching the request that the caller may see."""
     throttle_time_ms: int  # versions 0+
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
-        tokens: list[DescribedDelegationToken] | None = None,
+        tokens: list[DescribedDelegationToken] = DEFAULT,
         throttle_time_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
-        self.tokens = [] if tokens is None else tokens
+        self.tokens = [] if tokens is DEFAULT else tokens
         self.throttle_time_ms = throttle_time_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -245,11 +277,11 @@ def _write_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationToke
     try:
         field = "principal_type"
         if renewer.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)")
         _w.write_string(out, renewer.principal_type)
         field = "principal_name"
         if renewer.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)")
         _w.write_string(out, renewer.principal_name)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -310,7 +342,7 @@ def _write_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationToke
     try:
         field = "principal_type"
         if renewer.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)")
         principal_type_utf8 = renewer.principal_type.encode()
         if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_type_utf8) + 1)
@@ -319,7 +351,7 @@ def _write_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationToke
             _w.write_compact_string(out, renewer.principal_type)
         field = "principal_name"
         if renewer.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)")
         principal_name_utf8 = renewer.principal_name.encode()
         if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_name_utf8) + 1)
@@ -407,26 +439,26 @@ def _write_DescribedDelegationToken_v0_1(token: DescribedDelegationToken, out: b
     try:
         field = "principal_type"
         if token.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
         _w.write_string(out, token.principal_type)
         field = "principal_name"
         if token.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
         _w.write_string(out, token.principal_name)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
         if token.token_id is None:
-            raise EncodeError("field token_id is null but not nullable at this version")
+            raise EncodeError("field token_id is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
         _w.write_string(out, token.token_id)
         field = "hmac"
         if token.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
         _w.write_bytes(out, token.hmac)
         field = "renewers[]"
         renewers_items = token.renewers
         if renewers_items is None:
-            raise EncodeError("field renewers is null but not nullable at this version")
+                raise EncodeError("field renewers is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(renewers_items), False)
             for renewers_item in renewers_items:
@@ -578,7 +610,7 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
     try:
         field = "principal_type"
         if token.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
         principal_type_utf8 = token.principal_type.encode()
         if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_type_utf8) + 1)
@@ -587,7 +619,7 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
             _w.write_compact_string(out, token.principal_type)
         field = "principal_name"
         if token.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
         principal_name_utf8 = token.principal_name.encode()
         if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_name_utf8) + 1)
@@ -598,7 +630,7 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
         if token.token_id is None:
-            raise EncodeError("field token_id is null but not nullable at this version")
+            raise EncodeError("field token_id is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
         token_id_utf8 = token.token_id.encode()
         if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_id_utf8) + 1)
@@ -607,12 +639,12 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
             _w.write_compact_string(out, token.token_id)
         field = "hmac"
         if token.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
         _w.write_compact_bytes(out, token.hmac)
         field = "renewers[]"
         renewers_items = token.renewers
         if renewers_items is None:
-            raise EncodeError("field renewers is null but not nullable at this version")
+                raise EncodeError("field renewers is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
         elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(renewers_items) + 1)
             for renewers_item in renewers_items:
@@ -795,7 +827,7 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
     try:
         field = "principal_type"
         if token.principal_type is None:
-            raise EncodeError("field principal_type is null but not nullable at this version")
+            raise EncodeError("field principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
         principal_type_utf8 = token.principal_type.encode()
         if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_type_utf8) + 1)
@@ -804,7 +836,7 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
             _w.write_compact_string(out, token.principal_type)
         field = "principal_name"
         if token.principal_name is None:
-            raise EncodeError("field principal_name is null but not nullable at this version")
+            raise EncodeError("field principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
         principal_name_utf8 = token.principal_name.encode()
         if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(principal_name_utf8) + 1)
@@ -813,7 +845,7 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
             _w.write_compact_string(out, token.principal_name)
         field = "token_requester_principal_type"
         if token.token_requester_principal_type is None:
-            raise EncodeError("field token_requester_principal_type is null but not nullable at this version")
+            raise EncodeError("field token_requester_principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
         token_requester_principal_type_utf8 = token.token_requester_principal_type.encode()
         if len(token_requester_principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_requester_principal_type_utf8) + 1)
@@ -822,7 +854,7 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
             _w.write_compact_string(out, token.token_requester_principal_type)
         field = "token_requester_principal_name"
         if token.token_requester_principal_name is None:
-            raise EncodeError("field token_requester_principal_name is null but not nullable at this version")
+            raise EncodeError("field token_requester_principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
         token_requester_principal_name_utf8 = token.token_requester_principal_name.encode()
         if len(token_requester_principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_requester_principal_name_utf8) + 1)
@@ -833,7 +865,7 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
         if token.token_id is None:
-            raise EncodeError("field token_id is null but not nullable at this version")
+            raise EncodeError("field token_id is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
         token_id_utf8 = token.token_id.encode()
         if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_id_utf8) + 1)
@@ -842,12 +874,12 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
             _w.write_compact_string(out, token.token_id)
         field = "hmac"
         if token.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
         _w.write_compact_bytes(out, token.hmac)
         field = "renewers[]"
         renewers_items = token.renewers
         if renewers_items is None:
-            raise EncodeError("field renewers is null but not nullable at this version")
+                raise EncodeError("field renewers is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
         elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(renewers_items) + 1)
             for renewers_item in renewers_items:
@@ -973,7 +1005,7 @@ def _write_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationToke
         field = "tokens[]"
         tokens_items = response.tokens
         if tokens_items is None:
-            raise EncodeError("field tokens is null but not nullable at this version")
+                raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(tokens_items), False)
             for tokens_item in tokens_items:
@@ -1160,7 +1192,7 @@ def _write_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenR
         field = "tokens[]"
         tokens_items = response.tokens
         if tokens_items is None:
-            raise EncodeError("field tokens is null but not nullable at this version")
+                raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse version 2 does not allow (never nullable)")
         elif len(tokens_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(tokens_items) + 1)
             for tokens_item in tokens_items:
@@ -1382,7 +1414,7 @@ def _write_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenR
         field = "tokens[]"
         tokens_items = response.tokens
         if tokens_items is None:
-            raise EncodeError("field tokens is null but not nullable at this version")
+                raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse version 3 does not allow (never nullable)")
         elif len(tokens_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(tokens_items) + 1)
             for tokens_item in tokens_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,28 +26,38 @@ _pack_DescribeGroupsRequest_include_authorized_operations = struct.Struct(">?").
 class DescribeGroupsRequest(GeneratedStruct):
     """Kafka's DescribeGroupsRequest (request, apiKey 15), versions 0-6, flexible versions 5+."""
 
-    __slots__ = ("groups", "include_authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "groups": 'Ids of the classic groups to describe, one result each.',
+        "include_authorized_operations": 'When true, the response says which operations the caller may perform on each group.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeGroupsRequest"
     API_KEY: int | None = 15
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 5
     VALID_VERSIONS = (0, 6)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 6)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Ids of the classic groups to describe, one result each.
     groups: list[str]  # versions 0+
-    # When true, the response says which operations the caller may perform on each group.
+    """Ids of the classic groups to describe, one result each."""
     include_authorized_operations: bool  # versions 3+
+    """When true, the response says which operations the caller may perform on each group."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        groups: list[str] | None = None,
+        groups: list[str] = DEFAULT,
         include_authorized_operations: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.groups = [] if groups is None else groups
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.groups = [] if groups is DEFAULT else groups
         self.include_authorized_operations = include_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -109,7 +119,7 @@ def _write_DescribeGroupsRequest_v0_2(request: DescribeGroupsRequest, out: bytea
         field = "groups"
         groups_items = request.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeGroupsRequest versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(groups_items), False)
             for groups_item in groups_items:
@@ -169,7 +179,7 @@ def _write_DescribeGroupsRequest_v3_4(request: DescribeGroupsRequest, out: bytea
         field = "groups"
         groups_items = request.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeGroupsRequest versions 3-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(groups_items), False)
             for groups_item in groups_items:
@@ -242,7 +252,7 @@ def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytea
         field = "groups"
         groups_items = request.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeGroupsRequest versions 5-6 do not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,26 +30,35 @@ _pack_DescribeGroupsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DescribedGroupMember(GeneratedStruct):
     """Members of the group; empty when the group is Dead."""
 
-    __slots__ = ("member_id", "group_instance_id", "client_id", "client_host", "member_metadata", "member_assignment", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_id": 'Member id the coordinator gave the member.',
+        "group_instance_id": 'Static membership id (group.instance.id) of the member, or null.',
+        "client_id": "Client id of the member's latest JoinGroup.",
+        "client_host": 'Host the member connects from.',
+        "member_metadata": "The member's metadata for the chosen protocol (for consumers, a ConsumerProtocolSubscription); empty unless Stable.",
+        "member_assignment": 'The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment); empty unless Stable.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribedGroupMember"
     VALID_VERSIONS = (0, 6)
 
-    # Member id the coordinator gave the member.
     member_id: str  # versions 0+
-    # Static membership id (group.instance.id) of the member, or null.
+    """Member id the coordinator gave the member."""
     group_instance_id: str | None  # versions 4+, nullable, ignorable
-    # Client id of the member's latest JoinGroup.
+    """Static membership id (group.instance.id) of the member, or null."""
     client_id: str  # versions 0+
-    # Host the member connects from.
+    """Client id of the member's latest JoinGroup."""
     client_host: str  # versions 0+
-    # The member's metadata for the chosen protocol (for consumers, a ConsumerProtocolSubscription);
-    # empty unless Stable.
+    """Host the member connects from."""
     member_metadata: bytes  # versions 0+
-    # The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment); empty
-    # unless Stable.
+    """The member's metadata for the chosen protocol (for consumers, a
+    ConsumerProtocolSubscription); empty unless Stable."""
     member_assignment: bytes  # versions 0+
+    """The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment);
+    empty unless Stable."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -62,6 +71,8 @@ class DescribedGroupMember(GeneratedStruct):
         member_assignment: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.client_id = client_id
@@ -101,32 +112,44 @@ class DescribedGroupMember(GeneratedStruct):
 class DescribedGroup(GeneratedStruct):
     """One entry per group of the request."""
 
-    __slots__ = ("error_code", "error_message", "group_id", "group_state", "protocol_type", "protocol_data", "members", "authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND (v6+) or NOT_COORDINATOR.',
+        "error_message": "Text describing this group's failure for people, or null.",
+        "group_id": 'Id of the group this entry is about.',
+        "group_state": 'State of the group (Empty, PreparingRebalance, CompletingRebalance, Stable or Dead); empty on error.',
+        "protocol_type": 'Protocol type the members joined with (for example consumer or connect); empty when there is none.',
+        "protocol_data": 'Name of the protocol the group chose (for a consumer group, the assignor, such as range); empty unless Stable.',
+        "members": 'Members of the group; empty when the group is Dead.',
+        "authorized_operations": 'Bit field of the ACL operations the caller may perform on the group (bit n for AclOperation code n); INT32_MIN when not asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribedGroup"
     VALID_VERSIONS = (0, 6)
 
-    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND (v6+) or NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Text describing this group's failure for people, or null.
+    """Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND (v6+) or
+    NOT_COORDINATOR."""
     error_message: str | None  # versions 6+, nullable
-    # Id of the group this entry is about.
+    """Text describing this group's failure for people, or null."""
     group_id: str  # versions 0+
-    # State of the group (Empty, PreparingRebalance, CompletingRebalance, Stable or Dead); empty on
-    # error.
+    """Id of the group this entry is about."""
     group_state: str  # versions 0+
-    # Protocol type the members joined with (for example consumer or connect); empty when there is
-    # none.
+    """State of the group (Empty, PreparingRebalance, CompletingRebalance, Stable or Dead); empty
+    on error."""
     protocol_type: str  # versions 0+
-    # Name of the protocol the group chose (for a consumer group, the assignor, such as range);
-    # empty unless Stable.
+    """Protocol type the members joined with (for example consumer or connect); empty when there
+    is none."""
     protocol_data: str  # versions 0+
-    # Members of the group; empty when the group is Dead.
+    """Name of the protocol the group chose (for a consumer group, the assignor, such as range);
+    empty unless Stable."""
     members: list[DescribedGroupMember]  # versions 0+
-    # Bit field of the ACL operations the caller may perform on the group (bit n for AclOperation
-    # code n); INT32_MIN when not asked for.
+    """Members of the group; empty when the group is Dead."""
     authorized_operations: int  # versions 3+
+    """Bit field of the ACL operations the caller may perform on the group (bit n for
+    AclOperation code n); INT32_MIN when not asked for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -137,17 +160,19 @@ class DescribedGroup(GeneratedStruct):
         group_state: str = '',
         protocol_type: str = '',
         protocol_data: str = '',
-        members: list[DescribedGroupMember] | None = None,
+        members: list[DescribedGroupMember] = DEFAULT,
         authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
         self.group_id = group_id
         self.group_state = group_state
         self.protocol_type = protocol_type
         self.protocol_data = protocol_data
-        self.members = [] if members is None else members
+        self.members = [] if members is DEFAULT else members
         self.authorized_operations = authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -186,29 +211,38 @@ class DescribedGroup(GeneratedStruct):
 class DescribeGroupsResponse(GeneratedStruct):
     """Kafka's DescribeGroupsResponse (response, apiKey 15), versions 0-6, flexible versions 5+."""
 
-    __slots__ = ("throttle_time_ms", "groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "groups": 'One entry per group of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeGroupsResponse"
     API_KEY: int | None = 15
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 5
     VALID_VERSIONS = (0, 6)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 6)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # One entry per group of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     groups: list[DescribedGroup]  # versions 0+
+    """One entry per group of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        groups: list[DescribedGroup] | None = None,
+        groups: list[DescribedGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -263,23 +297,23 @@ def _write_DescribedGroupMember_v0_3(member: DescribedGroupMember, out: bytearra
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
         _w.write_string(out, member.member_id)
         field = "client_id"
         if member.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
         _w.write_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
         _w.write_string(out, member.client_host)
         field = "member_metadata"
         if member.member_metadata is None:
-            raise EncodeError("field member_metadata is null but not nullable at this version")
+            raise EncodeError("field member_metadata is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
         _w.write_bytes(out, member.member_metadata)
         field = "member_assignment"
         if member.member_assignment is None:
-            raise EncodeError("field member_assignment is null but not nullable at this version")
+            raise EncodeError("field member_assignment is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
         _w.write_bytes(out, member.member_assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -327,25 +361,25 @@ def _write_DescribedGroupMember_v4(member: DescribedGroupMember, out: bytearray)
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which DescribedGroupMember version 4 does not allow (never nullable)")
         _w.write_string(out, member.member_id)
         field = "group_instance_id"
         _w.write_string(out, member.group_instance_id)
         field = "client_id"
         if member.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which DescribedGroupMember version 4 does not allow (never nullable)")
         _w.write_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which DescribedGroupMember version 4 does not allow (never nullable)")
         _w.write_string(out, member.client_host)
         field = "member_metadata"
         if member.member_metadata is None:
-            raise EncodeError("field member_metadata is null but not nullable at this version")
+            raise EncodeError("field member_metadata is null, which DescribedGroupMember version 4 does not allow (never nullable)")
         _w.write_bytes(out, member.member_metadata)
         field = "member_assignment"
         if member.member_assignment is None:
-            raise EncodeError("field member_assignment is null but not nullable at this version")
+            raise EncodeError("field member_assignment is null, which DescribedGroupMember version 4 does not allow (never nullable)")
         _w.write_bytes(out, member.member_assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -441,7 +475,7 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
         member_id_utf8 = member.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -452,7 +486,7 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
         _w.write_compact_string(out, member.group_instance_id)
         field = "client_id"
         if member.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
         client_id_utf8 = member.client_id.encode()
         if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_id_utf8) + 1)
@@ -461,7 +495,7 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
             _w.write_compact_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
         client_host_utf8 = member.client_host.encode()
         if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_host_utf8) + 1)
@@ -470,11 +504,11 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
             _w.write_compact_string(out, member.client_host)
         field = "member_metadata"
         if member.member_metadata is None:
-            raise EncodeError("field member_metadata is null but not nullable at this version")
+            raise EncodeError("field member_metadata is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
         _w.write_compact_bytes(out, member.member_metadata)
         field = "member_assignment"
         if member.member_assignment is None:
-            raise EncodeError("field member_assignment is null but not nullable at this version")
+            raise EncodeError("field member_assignment is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
         _w.write_compact_bytes(out, member.member_assignment)
         field = "(tagged fields)"
         if member.unknown_tagged_fields:
@@ -570,24 +604,24 @@ def _write_DescribedGroup_v0_2(group: DescribedGroup, out: bytearray) -> None:
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
         _w.write_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
         _w.write_string(out, group.group_state)
         field = "protocol_type"
         if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
         _w.write_string(out, group.protocol_type)
         field = "protocol_data"
         if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null but not nullable at this version")
+            raise EncodeError("field protocol_data is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
         _w.write_string(out, group.protocol_data)
         field = "members[]"
         members_items = group.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -682,24 +716,24 @@ def _write_DescribedGroup_v3(group: DescribedGroup, out: bytearray) -> None:
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribedGroup version 3 does not allow (never nullable)")
         _w.write_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which DescribedGroup version 3 does not allow (never nullable)")
         _w.write_string(out, group.group_state)
         field = "protocol_type"
         if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which DescribedGroup version 3 does not allow (never nullable)")
         _w.write_string(out, group.protocol_type)
         field = "protocol_data"
         if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null but not nullable at this version")
+            raise EncodeError("field protocol_data is null, which DescribedGroup version 3 does not allow (never nullable)")
         _w.write_string(out, group.protocol_data)
         field = "members[]"
         members_items = group.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which DescribedGroup version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -797,24 +831,24 @@ def _write_DescribedGroup_v4(group: DescribedGroup, out: bytearray) -> None:
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribedGroup version 4 does not allow (never nullable)")
         _w.write_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which DescribedGroup version 4 does not allow (never nullable)")
         _w.write_string(out, group.group_state)
         field = "protocol_type"
         if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which DescribedGroup version 4 does not allow (never nullable)")
         _w.write_string(out, group.protocol_type)
         field = "protocol_data"
         if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null but not nullable at this version")
+            raise EncodeError("field protocol_data is null, which DescribedGroup version 4 does not allow (never nullable)")
         _w.write_string(out, group.protocol_data)
         field = "members[]"
         members_items = group.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which DescribedGroup version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -1011,7 +1045,7 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribedGroup version 5 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1020,7 +1054,7 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which DescribedGroup version 5 does not allow (never nullable)")
         group_state_utf8 = group.group_state.encode()
         if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_state_utf8) + 1)
@@ -1029,7 +1063,7 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_state)
         field = "protocol_type"
         if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which DescribedGroup version 5 does not allow (never nullable)")
         protocol_type_utf8 = group.protocol_type.encode()
         if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_type_utf8) + 1)
@@ -1038,7 +1072,7 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.protocol_type)
         field = "protocol_data"
         if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null but not nullable at this version")
+            raise EncodeError("field protocol_data is null, which DescribedGroup version 5 does not allow (never nullable)")
         protocol_data_utf8 = group.protocol_data.encode()
         if len(protocol_data_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_data_utf8) + 1)
@@ -1048,7 +1082,7 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
         field = "members[]"
         members_items = group.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which DescribedGroup version 5 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:
@@ -1272,7 +1306,7 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribedGroup version 6 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1281,7 +1315,7 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which DescribedGroup version 6 does not allow (never nullable)")
         group_state_utf8 = group.group_state.encode()
         if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_state_utf8) + 1)
@@ -1290,7 +1324,7 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_state)
         field = "protocol_type"
         if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which DescribedGroup version 6 does not allow (never nullable)")
         protocol_type_utf8 = group.protocol_type.encode()
         if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_type_utf8) + 1)
@@ -1299,7 +1333,7 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.protocol_type)
         field = "protocol_data"
         if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null but not nullable at this version")
+            raise EncodeError("field protocol_data is null, which DescribedGroup version 6 does not allow (never nullable)")
         protocol_data_utf8 = group.protocol_data.encode()
         if len(protocol_data_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_data_utf8) + 1)
@@ -1309,7 +1343,7 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
         field = "members[]"
         members_items = group.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which DescribedGroup version 6 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:
@@ -1436,7 +1470,7 @@ def _write_DescribeGroupsResponse_v0(response: DescribeGroupsResponse, out: byte
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeGroupsResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(groups_items), False)
             for groups_item in groups_items:
@@ -1547,7 +1581,7 @@ def _write_DescribeGroupsResponse_v1_2(response: DescribeGroupsResponse, out: by
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeGroupsResponse versions 1-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(groups_items), False)
             for groups_item in groups_items:
@@ -1660,7 +1694,7 @@ def _write_DescribeGroupsResponse_v3(response: DescribeGroupsResponse, out: byte
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeGroupsResponse version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(groups_items), False)
             for groups_item in groups_items:
@@ -1774,7 +1808,7 @@ def _write_DescribeGroupsResponse_v4(response: DescribeGroupsResponse, out: byte
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeGroupsResponse version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(groups_items), False)
             for groups_item in groups_items:
@@ -1999,7 +2033,7 @@ def _write_DescribeGroupsResponse_v5(response: DescribeGroupsResponse, out: byte
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeGroupsResponse version 5 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:
@@ -2251,7 +2285,7 @@ def _write_DescribeGroupsResponse_v6(response: DescribeGroupsResponse, out: byte
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeGroupsResponse version 6 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

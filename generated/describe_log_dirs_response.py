@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -38,22 +38,29 @@ _pack_DescribeLogDirsResponse_throttle_time_ms_error_code = struct.Struct(">ih")
 class DescribeLogDirsPartition(GeneratedStruct):
     """Replicas of the topic's partitions in this directory."""
 
-    __slots__ = ("partition_index", "partition_size", "offset_lag", "is_future_key", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "partition_size": "Bytes the replica's log segments take on disk in this directory.",
+        "offset_lag": "How far the log's end offset is behind: behind the high watermark for the replica's current log, behind the current log's end for a future log.",
+        "is_future_key": "True for a future log: a copy being built by AlterReplicaLogDirs that will replace the replica's current log once caught up.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeLogDirsPartition"
     VALID_VERSIONS = (1, 5)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Bytes the replica's log segments take on disk in this directory.
+    """Index of the partition within the topic."""
     partition_size: int  # versions 0+
-    # How far the log's end offset is behind: behind the high watermark for the replica's current
-    # log, behind the current log's end for a future log.
+    """Bytes the replica's log segments take on disk in this directory."""
     offset_lag: int  # versions 0+
-    # True for a future log: a copy being built by AlterReplicaLogDirs that will replace the
-    # replica's current log once caught up.
+    """How far the log's end offset is behind: behind the high watermark for the replica's
+    current log, behind the current log's end for a future log."""
     is_future_key: bool  # versions 0+
+    """True for a future log: a copy being built by AlterReplicaLogDirs that will replace the
+    replica's current log once caught up."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -64,6 +71,8 @@ class DescribeLogDirsPartition(GeneratedStruct):
         is_future_key: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.partition_size = partition_size
         self.offset_lag = offset_lag
@@ -97,26 +106,33 @@ class DescribeLogDirsPartition(GeneratedStruct):
 class DescribeLogDirsTopic(GeneratedStruct):
     """Topics with replicas in this directory."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Replicas of the topic's partitions in this directory.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeLogDirsTopic"
     VALID_VERSIONS = (1, 5)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Replicas of the topic's partitions in this directory.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[DescribeLogDirsPartition]  # versions 0+
+    """Replicas of the topic's partitions in this directory."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[DescribeLogDirsPartition] | None = None,
+        partitions: list[DescribeLogDirsPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -142,41 +158,53 @@ class DescribeLogDirsTopic(GeneratedStruct):
 class DescribeLogDirsResult(GeneratedStruct):
     """One entry per log directory of the broker."""
 
-    __slots__ = ("error_code", "log_dir", "topics", "total_bytes", "usable_bytes", "is_cordoned", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this directory, 0 on success; KAFKA_STORAGE_ERROR when the directory is offline.',
+        "log_dir": 'Absolute path of the log directory.',
+        "topics": 'Topics with replicas in this directory.',
+        "total_bytes": 'Size in bytes of the volume holding the directory (remote storage not counted); -1 when unknown.',
+        "usable_bytes": 'Free bytes the broker can still use on that volume (remote storage not counted); -1 when unknown.',
+        "is_cordoned": 'True when the directory is cordoned: no new replicas are placed in it (KIP-1066).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeLogDirsResult"
     VALID_VERSIONS = (1, 5)
 
-    # Outcome for this directory, 0 on success; KAFKA_STORAGE_ERROR when the directory is offline.
     error_code: int  # versions 0+
-    # Absolute path of the log directory.
+    """Outcome for this directory, 0 on success; KAFKA_STORAGE_ERROR when the directory is
+    offline."""
     log_dir: str  # versions 0+
-    # Topics with replicas in this directory.
+    """Absolute path of the log directory."""
     topics: list[DescribeLogDirsTopic]  # versions 0+
-    # Size in bytes of the volume holding the directory (remote storage not counted); -1 when
-    # unknown.
+    """Topics with replicas in this directory."""
     total_bytes: int  # versions 4+, ignorable
-    # Free bytes the broker can still use on that volume (remote storage not counted); -1 when
-    # unknown.
+    """Size in bytes of the volume holding the directory (remote storage not counted); -1 when
+    unknown."""
     usable_bytes: int  # versions 4+, ignorable
-    # True when the directory is cordoned: no new replicas are placed in it (KIP-1066).
+    """Free bytes the broker can still use on that volume (remote storage not counted); -1 when
+    unknown."""
     is_cordoned: bool  # versions 5+, ignorable
+    """True when the directory is cordoned: no new replicas are placed in it (KIP-1066)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
         log_dir: str = '',
-        topics: list[DescribeLogDirsTopic] | None = None,
+        topics: list[DescribeLogDirsTopic] = DEFAULT,
         total_bytes: int = -1,
         usable_bytes: int = -1,
         is_cordoned: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.log_dir = log_dir
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.total_bytes = total_bytes
         self.usable_bytes = usable_bytes
         self.is_cordoned = is_cordoned
@@ -213,33 +241,43 @@ class DescribeLogDirsResult(GeneratedStruct):
 class DescribeLogDirsResponse(GeneratedStruct):
     """Kafka's DescribeLogDirsResponse (response, apiKey 35), versions 1-5, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request (v3+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.',
+        "results": 'One entry per log directory of the broker.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeLogDirsResponse"
     API_KEY: int | None = 35
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request (v3+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 3+, ignorable
-    # One entry per log directory of the broker.
+    """Error for the whole request (v3+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED."""
     results: list[DescribeLogDirsResult]  # versions 0+
+    """One entry per log directory of the broker."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        results: list[DescribeLogDirsResult] | None = None,
+        results: list[DescribeLogDirsResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.results = [] if results is None else results
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -388,12 +426,12 @@ def _write_DescribeLogDirsTopic_v1(topic: DescribeLogDirsTopic, out: bytearray) 
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DescribeLogDirsTopic version 1 does not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DescribeLogDirsTopic version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -482,7 +520,7 @@ def _write_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic, out: bytearray
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -492,7 +530,7 @@ def _write_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic, out: bytearray
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -604,12 +642,12 @@ def _write_DescribeLogDirsResult_v1(result: DescribeLogDirsResult, out: bytearra
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
         if result.log_dir is None:
-            raise EncodeError("field log_dir is null but not nullable at this version")
+            raise EncodeError("field log_dir is null, which DescribeLogDirsResult version 1 does not allow (never nullable)")
         _w.write_string(out, result.log_dir)
         field = "topics[]"
         topics_items = result.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeLogDirsResult version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -750,7 +788,7 @@ def _write_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult, out: bytear
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
         if result.log_dir is None:
-            raise EncodeError("field log_dir is null but not nullable at this version")
+            raise EncodeError("field log_dir is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
         log_dir_utf8 = result.log_dir.encode()
         if len(log_dir_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(log_dir_utf8) + 1)
@@ -760,7 +798,7 @@ def _write_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult, out: bytear
         field = "topics[]"
         topics_items = result.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -915,7 +953,7 @@ def _write_DescribeLogDirsResult_v4(result: DescribeLogDirsResult, out: bytearra
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
         if result.log_dir is None:
-            raise EncodeError("field log_dir is null but not nullable at this version")
+            raise EncodeError("field log_dir is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
         log_dir_utf8 = result.log_dir.encode()
         if len(log_dir_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(log_dir_utf8) + 1)
@@ -925,7 +963,7 @@ def _write_DescribeLogDirsResult_v4(result: DescribeLogDirsResult, out: bytearra
         field = "topics[]"
         topics_items = result.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1081,7 +1119,7 @@ def _write_DescribeLogDirsResult_v5(result: DescribeLogDirsResult, out: bytearra
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
         if result.log_dir is None:
-            raise EncodeError("field log_dir is null but not nullable at this version")
+            raise EncodeError("field log_dir is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
         log_dir_utf8 = result.log_dir.encode()
         if len(log_dir_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(log_dir_utf8) + 1)
@@ -1091,7 +1129,7 @@ def _write_DescribeLogDirsResult_v5(result: DescribeLogDirsResult, out: bytearra
         field = "topics[]"
         topics_items = result.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1230,7 +1268,7 @@ def _write_DescribeLogDirsResponse_v1(response: DescribeLogDirsResponse, out: by
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DescribeLogDirsResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(results_items), False)
             for results_item in results_items:
@@ -1407,7 +1445,7 @@ def _write_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse, out: by
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DescribeLogDirsResponse version 2 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:
@@ -1596,7 +1634,7 @@ def _write_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse, out: by
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DescribeLogDirsResponse version 3 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:
@@ -1786,7 +1824,7 @@ def _write_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse, out: by
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DescribeLogDirsResponse version 4 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:
@@ -1975,7 +2013,7 @@ def _write_DescribeLogDirsResponse_v5(response: DescribeLogDirsResponse, out: by
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DescribeLogDirsResponse version 5 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,26 +26,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class TopicRequest(GeneratedStruct):
     """Partitions to describe, by topic."""
 
-    __slots__ = ("name", "partition_indexes", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partition_indexes": "Indexes of the topic's partitions to describe.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicRequest"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Indexes of the topic's partitions to describe.
+    """Name of the topic the partitions in this entry belong to."""
     partition_indexes: list[int]  # versions 0+
+    """Indexes of the topic's partitions to describe."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partition_indexes: list[int] | None = None,
+        partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -71,25 +78,34 @@ class TopicRequest(GeneratedStruct):
 class DescribeProducersRequest(GeneratedStruct):
     """Kafka's DescribeProducersRequest (request, apiKey 61), versions 0, flexible versions 0+."""
 
-    __slots__ = ("topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Partitions to describe, by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeProducersRequest"
     API_KEY: int | None = 61
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Partitions to describe, by topic.
     topics: list[TopicRequest]  # versions 0+
+    """Partitions to describe, by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[TopicRequest] | None = None,
+        topics: list[TopicRequest] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = [] if topics is None else topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -162,7 +178,7 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
     try:
         field = "name"
         if request.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicRequest version 0 does not allow (never nullable)")
         name_utf8 = request.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -172,7 +188,7 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
         field = "partition_indexes"
         partition_indexes_items = request.partition_indexes
         if partition_indexes_items is None:
-            raise EncodeError("field partition_indexes is null but not nullable at this version")
+                raise EncodeError("field partition_indexes is null, which TopicRequest version 0 does not allow (never nullable)")
         elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_indexes_items) + 1)
             out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
@@ -288,7 +304,7 @@ def _write_DescribeProducersRequest_v0(request: DescribeProducersRequest, out: b
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeProducersRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,25 +31,35 @@ _pack_DescribeProducersResponse_throttle_time_ms = struct.Struct(">i").pack
 class ProducerState(GeneratedStruct):
     """Producers the leader keeps state for on this partition."""
 
-    __slots__ = ("producer_id", "producer_epoch", "last_sequence", "last_timestamp", "coordinator_epoch", "current_txn_start_offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "producer_id": 'Producer id the state belongs to.',
+        "producer_epoch": "Epoch of the producer's latest write.",
+        "last_sequence": "Sequence number of the producer's last record; -1 when none.",
+        "last_timestamp": "Largest timestamp of the producer's last batch, in milliseconds; -1 when none.",
+        "coordinator_epoch": 'Epoch of the transaction coordinator that last wrote a marker for this producer; -1 when none has.',
+        "current_txn_start_offset": "First offset of the producer's open transaction in this partition, or -1 when none is open.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ProducerState"
     VALID_VERSIONS = (0, 0)
 
-    # Producer id the state belongs to.
     producer_id: int  # versions 0+
-    # Epoch of the producer's latest write.
+    """Producer id the state belongs to."""
     producer_epoch: int  # versions 0+
-    # Sequence number of the producer's last record; -1 when none.
+    """Epoch of the producer's latest write."""
     last_sequence: int  # versions 0+
-    # Largest timestamp of the producer's last batch, in milliseconds; -1 when none.
+    """Sequence number of the producer's last record; -1 when none."""
     last_timestamp: int  # versions 0+
-    # Epoch of the transaction coordinator that last wrote a marker for this producer; -1 when none
-    # has.
+    """Largest timestamp of the producer's last batch, in milliseconds; -1 when none."""
     coordinator_epoch: int  # versions 0+
-    # First offset of the producer's open transaction in this partition, or -1 when none is open.
+    """Epoch of the transaction coordinator that last wrote a marker for this producer; -1 when
+    none has."""
     current_txn_start_offset: int  # versions 0+
+    """First offset of the producer's open transaction in this partition, or -1 when none is
+    open."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -62,6 +72,8 @@ class ProducerState(GeneratedStruct):
         current_txn_start_offset: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.last_sequence = last_sequence
@@ -101,21 +113,28 @@ class ProducerState(GeneratedStruct):
 class PartitionResponse(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = ("partition_index", "error_code", "error_message", "active_producers", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER or TOPIC_AUTHORIZATION_FAILED.',
+        "error_message": 'Text with more detail about the failure, or null.',
+        "active_producers": 'Producers the leader keeps state for on this partition.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionResponse"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER or
-    # TOPIC_AUTHORIZATION_FAILED.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Text with more detail about the failure, or null.
+    """Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER or
+    TOPIC_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 0+, nullable
-    # Producers the leader keeps state for on this partition.
+    """Text with more detail about the failure, or null."""
     active_producers: list[ProducerState]  # versions 0+
+    """Producers the leader keeps state for on this partition."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -123,13 +142,15 @@ class PartitionResponse(GeneratedStruct):
         partition_index: int = 0,
         error_code: int = 0,
         error_message: str | None = None,
-        active_producers: list[ProducerState] | None = None,
+        active_producers: list[ProducerState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.error_message = error_message
-        self.active_producers = [] if active_producers is None else active_producers
+        self.active_producers = [] if active_producers is DEFAULT else active_producers
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -159,26 +180,33 @@ class PartitionResponse(GeneratedStruct):
 class TopicResponse(GeneratedStruct):
     """Results by topic, one entry per topic of the request."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Result for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicResponse"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Result for each partition of the topic.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[PartitionResponse]  # versions 0+
+    """Result for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[PartitionResponse] | None = None,
+        partitions: list[PartitionResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -204,29 +232,38 @@ class TopicResponse(GeneratedStruct):
 class DescribeProducersResponse(GeneratedStruct):
     """Kafka's DescribeProducersResponse (response, apiKey 61), versions 0, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'Results by topic, one entry per topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeProducersResponse"
     API_KEY: int | None = 61
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Results by topic, one entry per topic of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: list[TopicResponse]  # versions 0+
+    """Results by topic, one entry per topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        topics: list[TopicResponse] | None = None,
+        topics: list[TopicResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -372,7 +409,7 @@ def _write_PartitionResponse_v0(response: PartitionResponse, out: bytearray) -> 
         field = "active_producers[]"
         active_producers_items = response.active_producers
         if active_producers_items is None:
-            raise EncodeError("field active_producers is null but not nullable at this version")
+                raise EncodeError("field active_producers is null, which PartitionResponse version 0 does not allow (never nullable)")
         elif len(active_producers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(active_producers_items) + 1)
             for active_producers_item in active_producers_items:
@@ -524,7 +561,7 @@ def _write_TopicResponse_v0(response: TopicResponse, out: bytearray) -> None:
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicResponse version 0 does not allow (never nullable)")
         name_utf8 = response.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -534,7 +571,7 @@ def _write_TopicResponse_v0(response: TopicResponse, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicResponse version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -724,7 +761,7 @@ def _write_DescribeProducersResponse_v0(response: DescribeProducersResponse, out
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeProducersResponse version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

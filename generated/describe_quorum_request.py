@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,14 +27,18 @@ _rows_PartitionData_v0_2 = struct.Struct(">iB").iter_unpack
 class PartitionData(GeneratedStruct):
     """Partitions of the Raft topic to describe."""
 
-    __slots__ = ("partition_index", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
+    """Index of the partition within the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -42,6 +46,8 @@ class PartitionData(GeneratedStruct):
         partition_index: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -66,26 +72,33 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Topics whose quorum is described."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the Raft topic (in practice __cluster_metadata).',
+        "partitions": 'Partitions of the Raft topic to describe.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the Raft topic (in practice __cluster_metadata).
     topic_name: str  # versions 0+
-    # Partitions of the Raft topic to describe.
+    """Name of the Raft topic (in practice __cluster_metadata)."""
     partitions: list[PartitionData]  # versions 0+
+    """Partitions of the Raft topic to describe."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -111,25 +124,34 @@ class TopicData(GeneratedStruct):
 class DescribeQuorumRequest(GeneratedStruct):
     """Kafka's DescribeQuorumRequest (request, apiKey 55), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Topics whose quorum is described.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeQuorumRequest"
     API_KEY: int | None = 55
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Topics whose quorum is described.
     topics: list[TopicData]  # versions 0+
+    """Topics whose quorum is described."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[TopicData] | None = None,
+        topics: list[TopicData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = [] if topics is None else topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -262,7 +284,7 @@ def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -272,7 +294,7 @@ def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData versions 0-2 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -407,7 +429,7 @@ def _write_DescribeQuorumRequest_v0_2(request: DescribeQuorumRequest, out: bytea
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeQuorumRequest versions 0-2 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

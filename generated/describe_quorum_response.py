@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -47,23 +47,32 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ReplicaState(GeneratedStruct):
     """The ReplicaState structure of DescribeQuorumResponse."""
 
-    __slots__ = ("replica_id", "replica_directory_id", "log_end_offset", "last_fetch_timestamp", "last_caught_up_timestamp", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "replica_id": 'Replica id of the voter or observer.',
+        "replica_directory_id": "Directory id of the replica's metadata log directory; the zero uuid when unknown.",
+        "log_end_offset": 'Last known log end offset, -1 when unknown.',
+        "last_fetch_timestamp": "Leader wall-clock time of the follower's last fetch; -1 for the leader itself or when unknown.",
+        "last_caught_up_timestamp": 'Leader append time of the offset the follower last caught up to; the current time for the leader, -1 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReplicaState"
     VALID_VERSIONS = (0, 2)
 
-    # Replica id of the voter or observer.
     replica_id: int  # versions 0+
-    # Directory id of the replica's metadata log directory; the zero uuid when unknown.
+    """Replica id of the voter or observer."""
     replica_directory_id: UUID  # versions 2+
-    # Last known log end offset, -1 when unknown.
+    """Directory id of the replica's metadata log directory; the zero uuid when unknown."""
     log_end_offset: int  # versions 0+
-    # Leader wall-clock time of the follower's last fetch; -1 for the leader itself or when unknown.
+    """Last known log end offset, -1 when unknown."""
     last_fetch_timestamp: int  # versions 1+, ignorable
-    # Leader append time of the offset the follower last caught up to; the current time for the
-    # leader, -1 when unknown.
+    """Leader wall-clock time of the follower's last fetch; -1 for the leader itself or when
+    unknown."""
     last_caught_up_timestamp: int  # versions 1+, ignorable
+    """Leader append time of the offset the follower last caught up to; the current time for the
+    leader, -1 when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -75,6 +84,8 @@ class ReplicaState(GeneratedStruct):
         last_caught_up_timestamp: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.replica_id = replica_id
         self.replica_directory_id = replica_directory_id
         self.log_end_offset = log_end_offset
@@ -111,29 +122,40 @@ class ReplicaState(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Quorum state of each partition of the topic."""
 
-    __slots__ = ("partition_index", "error_code", "error_message", "leader_id", "leader_epoch", "high_watermark", "current_voters", "observers", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; NOT_LEADER_OR_FOLLOWER when the node asked is not the leader.',
+        "error_message": 'Partition error text, null when none.',
+        "leader_id": 'Current leader, -1 when unknown.',
+        "leader_epoch": 'Newest leader epoch the answering node knows.',
+        "high_watermark": 'High watermark of the Raft log: offsets below it are committed.',
+        "current_voters": 'Replicas in the voter set, with their progress.',
+        "observers": 'Replicas that fetch the log without voting (brokers, controllers not yet added).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 on success; NOT_LEADER_OR_FOLLOWER when the node asked is not
-    # the leader.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Partition error text, null when none.
+    """Outcome for this partition, 0 on success; NOT_LEADER_OR_FOLLOWER when the node asked is
+    not the leader."""
     error_message: str | None  # versions 2+, nullable, ignorable
-    # Current leader, -1 when unknown.
+    """Partition error text, null when none."""
     leader_id: int  # versions 0+
-    # Newest leader epoch the answering node knows.
+    """Current leader, -1 when unknown."""
     leader_epoch: int  # versions 0+
-    # High watermark of the Raft log: offsets below it are committed.
+    """Newest leader epoch the answering node knows."""
     high_watermark: int  # versions 0+
-    # Replicas in the voter set, with their progress.
+    """High watermark of the Raft log: offsets below it are committed."""
     current_voters: list[ReplicaState]  # versions 0+
-    # Replicas that fetch the log without voting (brokers, controllers not yet added).
+    """Replicas in the voter set, with their progress."""
     observers: list[ReplicaState]  # versions 0+
+    """Replicas that fetch the log without voting (brokers, controllers not yet added)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -144,18 +166,20 @@ class PartitionData(GeneratedStruct):
         leader_id: int = 0,
         leader_epoch: int = 0,
         high_watermark: int = 0,
-        current_voters: list[ReplicaState] | None = None,
-        observers: list[ReplicaState] | None = None,
+        current_voters: list[ReplicaState] = DEFAULT,
+        observers: list[ReplicaState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.error_message = error_message
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.high_watermark = high_watermark
-        self.current_voters = [] if current_voters is None else current_voters
-        self.observers = [] if observers is None else observers
+        self.current_voters = [] if current_voters is DEFAULT else current_voters
+        self.observers = [] if observers is DEFAULT else observers
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -193,26 +217,33 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Quorum state by Raft topic (in practice only __cluster_metadata)."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the Raft topic.',
+        "partitions": 'Quorum state of each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the Raft topic.
     topic_name: str  # versions 0+
-    # Quorum state of each partition of the topic.
+    """Name of the Raft topic."""
     partitions: list[PartitionData]  # versions 0+
+    """Quorum state of each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -238,18 +269,24 @@ class TopicData(GeneratedStruct):
 class Listener(GeneratedStruct):
     """Endpoints of the node, one per listener name."""
 
-    __slots__ = ("name", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": "Listener name of the node's endpoint.",
+        "host": 'Host name or IP address of the node on that listener.',
+        "port": 'TCP port of the listener.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Listener"
     VALID_VERSIONS = (2, 2)
 
-    # Listener name of the node's endpoint.
     name: str  # versions 2+, map key
-    # Host name or IP address of the node on that listener.
+    """Listener name of the node's endpoint."""
     host: str  # versions 2+
-    # TCP port of the listener.
+    """Host name or IP address of the node on that listener."""
     port: int  # versions 2+
+    """TCP port of the listener."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -259,6 +296,8 @@ class Listener(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -289,26 +328,33 @@ class Listener(GeneratedStruct):
 class Node(GeneratedStruct):
     """Endpoints of the quorum's nodes."""
 
-    __slots__ = ("node_id", "listeners", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "node_id": 'Replica id of the node.',
+        "listeners": 'Endpoints of the node, one per listener name.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Node"
     VALID_VERSIONS = (2, 2)
 
-    # Replica id of the node.
     node_id: int  # versions 2+, map key
-    # Endpoints of the node, one per listener name.
+    """Replica id of the node."""
     listeners: KeyedList[Listener]  # versions 2+
+    """Endpoints of the node, one per listener name."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         node_id: int = 0,
-        listeners: list[Listener] | None = None,
+        listeners: list[Listener] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.node_id = node_id
-        self.listeners = KeyedList() if listeners is None else listeners if type(listeners) is KeyedList else KeyedList(listeners)
+        self.listeners = KeyedList() if listeners is DEFAULT else listeners if type(listeners) is KeyedList or listeners is None else KeyedList(listeners)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -334,37 +380,48 @@ class Node(GeneratedStruct):
 class DescribeQuorumResponse(GeneratedStruct):
     """Kafka's DescribeQuorumResponse (response, apiKey 55), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("error_code", "error_message", "topics", "nodes", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.',
+        "error_message": 'Top-level error text, null when none.',
+        "topics": 'Quorum state by Raft topic (in practice only __cluster_metadata).',
+        "nodes": "Endpoints of the quorum's nodes.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeQuorumResponse"
     API_KEY: int | None = 55
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Top-level error text, null when none.
+    """Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 2+, nullable, ignorable
-    # Quorum state by Raft topic (in practice only __cluster_metadata).
+    """Top-level error text, null when none."""
     topics: list[TopicData]  # versions 0+
-    # Endpoints of the quorum's nodes.
+    """Quorum state by Raft topic (in practice only __cluster_metadata)."""
     nodes: KeyedList[Node]  # versions 2+
+    """Endpoints of the quorum's nodes."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
         error_message: str | None = '',
-        topics: list[TopicData] | None = None,
-        nodes: list[Node] | None = None,
+        topics: list[TopicData] = DEFAULT,
+        nodes: list[Node] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
-        self.topics = [] if topics is None else topics
-        self.nodes = KeyedList() if nodes is None else nodes if type(nodes) is KeyedList else KeyedList(nodes)
+        self.topics = [] if topics is DEFAULT else topics
+        self.nodes = KeyedList() if nodes is DEFAULT else nodes if type(nodes) is KeyedList or nodes is None else KeyedList(nodes)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -649,7 +706,7 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "current_voters[]"
         current_voters_items = data.current_voters
         if current_voters_items is None:
-            raise EncodeError("field current_voters is null but not nullable at this version")
+                raise EncodeError("field current_voters is null, which PartitionData version 0 does not allow (never nullable)")
         elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(current_voters_items) + 1)
             for current_voters_item in current_voters_items:
@@ -661,7 +718,7 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "observers[]"
         observers_items = data.observers
         if observers_items is None:
-            raise EncodeError("field observers is null but not nullable at this version")
+                raise EncodeError("field observers is null, which PartitionData version 0 does not allow (never nullable)")
         elif len(observers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(observers_items) + 1)
             for observers_item in observers_items:
@@ -805,7 +862,7 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         field = "current_voters[]"
         current_voters_items = data.current_voters
         if current_voters_items is None:
-            raise EncodeError("field current_voters is null but not nullable at this version")
+                raise EncodeError("field current_voters is null, which PartitionData version 1 does not allow (never nullable)")
         elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(current_voters_items) + 1)
             for current_voters_item in current_voters_items:
@@ -817,7 +874,7 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         field = "observers[]"
         observers_items = data.observers
         if observers_items is None:
-            raise EncodeError("field observers is null but not nullable at this version")
+                raise EncodeError("field observers is null, which PartitionData version 1 does not allow (never nullable)")
         elif len(observers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(observers_items) + 1)
             for observers_item in observers_items:
@@ -990,7 +1047,7 @@ def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
         field = "current_voters[]"
         current_voters_items = data.current_voters
         if current_voters_items is None:
-            raise EncodeError("field current_voters is null but not nullable at this version")
+                raise EncodeError("field current_voters is null, which PartitionData version 2 does not allow (never nullable)")
         elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(current_voters_items) + 1)
             for current_voters_item in current_voters_items:
@@ -1002,7 +1059,7 @@ def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
         field = "observers[]"
         observers_items = data.observers
         if observers_items is None:
-            raise EncodeError("field observers is null but not nullable at this version")
+                raise EncodeError("field observers is null, which PartitionData version 2 does not allow (never nullable)")
         elif len(observers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(observers_items) + 1)
             for observers_item in observers_items:
@@ -1192,7 +1249,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -1202,7 +1259,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1381,7 +1438,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -1391,7 +1448,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1595,7 +1652,7 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 2 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -1605,7 +1662,7 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1691,7 +1748,7 @@ def _write_Listener_v2(listener: Listener, out: bytearray) -> None:
     try:
         field = "name"
         if listener.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which Listener version 2 does not allow (never nullable)")
         name_utf8 = listener.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -1700,7 +1757,7 @@ def _write_Listener_v2(listener: Listener, out: bytearray) -> None:
             _w.write_compact_string(out, listener.name)
         field = "host"
         if listener.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Listener version 2 does not allow (never nullable)")
         host_utf8 = listener.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -1818,7 +1875,7 @@ def _write_Node_v2(node: Node, out: bytearray) -> None:
         field = "listeners[]"
         listeners_items = node.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which Node version 2 does not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:
@@ -2041,7 +2098,7 @@ def _write_DescribeQuorumResponse_v0(response: DescribeQuorumResponse, out: byte
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeQuorumResponse version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -2260,7 +2317,7 @@ def _write_DescribeQuorumResponse_v1(response: DescribeQuorumResponse, out: byte
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeQuorumResponse version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -2612,7 +2669,7 @@ def _write_DescribeQuorumResponse_v2(response: DescribeQuorumResponse, out: byte
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -2624,7 +2681,7 @@ def _write_DescribeQuorumResponse_v2(response: DescribeQuorumResponse, out: byte
         field = "nodes[]"
         nodes_items = response.nodes
         if nodes_items is None:
-            raise EncodeError("field nodes is null but not nullable at this version")
+                raise EncodeError("field nodes is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
         elif len(nodes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(nodes_items) + 1)
             for nodes_item in nodes_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,26 +26,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class DescribeShareGroupOffsetsRequestTopic(GeneratedStruct):
     """Topics to describe; null means every topic-partition of the group."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Indexes of the partitions to describe.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeShareGroupOffsetsRequestTopic"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
-    # Indexes of the partitions to describe.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the partitions to describe."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -71,26 +78,33 @@ class DescribeShareGroupOffsetsRequestTopic(GeneratedStruct):
 class DescribeShareGroupOffsetsRequestGroup(GeneratedStruct):
     """Share groups whose start offsets to report."""
 
-    __slots__ = ("group_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group this entry is about.',
+        "topics": 'Topics to describe; null means every topic-partition of the group.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeShareGroupOffsetsRequestGroup"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the group this entry is about.
     group_id: str  # versions 0+
-    # Topics to describe; null means every topic-partition of the group.
+    """Id of the group this entry is about."""
     topics: list[DescribeShareGroupOffsetsRequestTopic] | None  # versions 0+, nullable
+    """Topics to describe; null means every topic-partition of the group."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[DescribeShareGroupOffsetsRequestTopic] | None = None,
+        topics: list[DescribeShareGroupOffsetsRequestTopic] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -117,25 +131,34 @@ class DescribeShareGroupOffsetsRequest(GeneratedStruct):
     """Kafka's DescribeShareGroupOffsetsRequest (request, apiKey 90), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = ("groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "groups": 'Share groups whose start offsets to report.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeShareGroupOffsetsRequest"
     API_KEY: int | None = 90
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Share groups whose start offsets to report.
     groups: list[DescribeShareGroupOffsetsRequestGroup]  # versions 0+
+    """Share groups whose start offsets to report."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        groups: list[DescribeShareGroupOffsetsRequestGroup] | None = None,
+        groups: list[DescribeShareGroupOffsetsRequestGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.groups = [] if groups is None else groups
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -208,7 +231,7 @@ def _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupO
     try:
         field = "topic_name"
         if topic.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
         topic_name_utf8 = topic.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -218,7 +241,7 @@ def _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupO
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -345,7 +368,7 @@ def _write_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupO
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsRequestGroup versions 0-1 do not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -518,7 +541,7 @@ def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffs
         field = "groups[]"
         groups_items = request.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeShareGroupOffsetsRequest versions 0-1 do not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -35,24 +35,33 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DescribeShareGroupOffsetsResponsePartition(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = ("partition_index", "start_offset", "leader_epoch", "lag", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within its topic.',
+        "start_offset": "Offset from which the group's consumers get records of this partition.",
+        "leader_epoch": 'Leader epoch of the partition when the share state was written.',
+        "lag": 'Records of the share-partition not yet delivered, or -1 when unknown.',
+        "error_code": 'Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.',
+        "error_message": 'Error text for this partition, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeShareGroupOffsetsResponsePartition"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within its topic.
     partition_index: int  # versions 0+
-    # Offset from which the group's consumers get records of this partition.
+    """Index of the partition within its topic."""
     start_offset: int  # versions 0+
-    # Leader epoch of the partition when the share state was written.
+    """Offset from which the group's consumers get records of this partition."""
     leader_epoch: int  # versions 0+
-    # Records of the share-partition not yet delivered, or -1 when unknown.
+    """Leader epoch of the partition when the share state was written."""
     lag: int  # versions 1+, ignorable
-    # Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.
+    """Records of the share-partition not yet delivered, or -1 when unknown."""
     error_code: int  # versions 0+
-    # Error text for this partition, or null.
+    """Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION."""
     error_message: str | None  # versions 0+, nullable
+    """Error text for this partition, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -65,6 +74,8 @@ class DescribeShareGroupOffsetsResponsePartition(GeneratedStruct):
         error_message: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.start_offset = start_offset
         self.leader_epoch = leader_epoch
@@ -104,30 +115,38 @@ class DescribeShareGroupOffsetsResponsePartition(GeneratedStruct):
 class DescribeShareGroupOffsetsResponseTopic(GeneratedStruct):
     """Result for each topic of the group."""
 
-    __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "topic_id": 'Unique id of the topic.',
+        "partitions": 'Result for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeShareGroupOffsetsResponseTopic"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
-    # Unique id of the topic.
+    """Name of the topic the partitions in this entry belong to."""
     topic_id: UUID  # versions 0+
-    # Result for each partition of the topic.
+    """Unique id of the topic."""
     partitions: list[DescribeShareGroupOffsetsResponsePartition]  # versions 0+
+    """Result for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[DescribeShareGroupOffsetsResponsePartition] | None = None,
+        partitions: list[DescribeShareGroupOffsetsResponsePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -155,32 +174,41 @@ class DescribeShareGroupOffsetsResponseTopic(GeneratedStruct):
 class DescribeShareGroupOffsetsResponseGroup(GeneratedStruct):
     """Result for each share group of the request."""
 
-    __slots__ = ("group_id", "topics", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group this entry is about.',
+        "topics": 'Result for each topic of the group.',
+        "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.',
+        "error_message": 'Error text for the group, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeShareGroupOffsetsResponseGroup"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the group this entry is about.
     group_id: str  # versions 0+
-    # Result for each topic of the group.
+    """Id of the group this entry is about."""
     topics: list[DescribeShareGroupOffsetsResponseTopic]  # versions 0+
-    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.
+    """Result for each topic of the group."""
     error_code: int  # versions 0+
-    # Error text for the group, or null.
+    """Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR."""
     error_message: str | None  # versions 0+, nullable
+    """Error text for the group, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[DescribeShareGroupOffsetsResponseTopic] | None = None,
+        topics: list[DescribeShareGroupOffsetsResponseTopic] = DEFAULT,
         error_code: int = 0,
         error_message: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.error_code = error_code
         self.error_message = error_message
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -213,29 +241,38 @@ class DescribeShareGroupOffsetsResponse(GeneratedStruct):
     """Kafka's DescribeShareGroupOffsetsResponse (response, apiKey 90), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "groups": 'Result for each share group of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeShareGroupOffsetsResponse"
     API_KEY: int | None = 90
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Result for each share group of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     groups: list[DescribeShareGroupOffsetsResponseGroup]  # versions 0+
+    """Result for each share group of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        groups: list[DescribeShareGroupOffsetsResponseGroup] | None = None,
+        groups: list[DescribeShareGroupOffsetsResponseGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -475,7 +512,7 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOf
     try:
         field = "topic_name"
         if topic.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
         topic_name_utf8 = topic.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -487,7 +524,7 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOf
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -611,7 +648,7 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOf
     try:
         field = "topic_name"
         if topic.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
         topic_name_utf8 = topic.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -623,7 +660,7 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOf
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -810,7 +847,7 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOf
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -820,7 +857,7 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOf
         field = "topics[]"
         topics_items = group.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1010,7 +1047,7 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOf
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1020,7 +1057,7 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOf
         field = "topics[]"
         topics_items = group.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1249,7 +1286,7 @@ def _write_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffs
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeShareGroupOffsetsResponse version 0 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:
@@ -1471,7 +1508,7 @@ def _write_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffs
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which DescribeShareGroupOffsetsResponse version 1 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,14 +28,18 @@ _pack_DescribeTopicPartitionsRequest_response_partition_limit = struct.Struct(">
 class TopicRequest(GeneratedStruct):
     """Topics to describe; an empty list describes every topic the caller may see."""
 
-    __slots__ = ("name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic this entry is about.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicRequest"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic this entry is about.
     name: str  # versions 0+
+    """Name of the topic this entry is about."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -43,6 +47,8 @@ class TopicRequest(GeneratedStruct):
         name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -67,16 +73,21 @@ class TopicRequest(GeneratedStruct):
 class Cursor(GeneratedStruct):
     """Where to resume: first topic and partition to describe; null starts at the beginning."""
 
-    __slots__ = ("topic_name", "partition_index", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the first topic to describe; it must be in Topics when Topics is not empty.',
+        "partition_index": 'First partition of that topic to describe.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Cursor"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the first topic to describe; it must be in Topics when Topics is not empty.
     topic_name: str  # versions 0+
-    # First partition of that topic to describe.
+    """Name of the first topic to describe; it must be in Topics when Topics is not empty."""
     partition_index: int  # versions 0+
+    """First partition of that topic to describe."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -85,6 +96,8 @@ class Cursor(GeneratedStruct):
         partition_index: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -113,32 +126,43 @@ class DescribeTopicPartitionsRequest(GeneratedStruct):
     """Kafka's DescribeTopicPartitionsRequest (request, apiKey 75), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("topics", "response_partition_limit", "cursor", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Topics to describe; an empty list describes every topic the caller may see.',
+        "response_partition_limit": 'Most partitions one response may hold (the broker caps it further); the rest is fetched with NextCursor.',
+        "cursor": 'Where to resume: first topic and partition to describe; null starts at the beginning.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeTopicPartitionsRequest"
     API_KEY: int | None = 75
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Topics to describe; an empty list describes every topic the caller may see.
     topics: list[TopicRequest]  # versions 0+
-    # Most partitions one response may hold (the broker caps it further); the rest is fetched with
-    # NextCursor.
+    """Topics to describe; an empty list describes every topic the caller may see."""
     response_partition_limit: int  # versions 0+
-    # Where to resume: first topic and partition to describe; null starts at the beginning.
+    """Most partitions one response may hold (the broker caps it further); the rest is fetched
+    with NextCursor."""
     cursor: Cursor | None  # versions 0+, nullable
+    """Where to resume: first topic and partition to describe; null starts at the beginning."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[TopicRequest] | None = None,
+        topics: list[TopicRequest] = DEFAULT,
         response_partition_limit: int = 2000,
         cursor: Cursor | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = [] if topics is None else topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = [] if topics is DEFAULT else topics
         self.response_partition_limit = response_partition_limit
         self.cursor = cursor
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -202,7 +226,7 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
     try:
         field = "name"
         if request.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicRequest version 0 does not allow (never nullable)")
         name_utf8 = request.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -267,7 +291,7 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
     try:
         field = "topic_name"
         if cursor.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which Cursor version 0 does not allow (never nullable)")
         topic_name_utf8 = cursor.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -373,7 +397,7 @@ def _write_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsReq
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeTopicPartitionsRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

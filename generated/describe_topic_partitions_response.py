@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -41,32 +41,44 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
     """Described partitions of the topic."""
 
-    __slots__ = ("error_code", "partition_index", "leader_id", "leader_epoch", "replica_nodes", "isr_nodes", "eligible_leader_replicas", "last_known_elr", "offline_replicas", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE.',
+        "partition_index": 'Index of the partition within the topic.',
+        "leader_id": "Broker id of the partition's leader, or -1 when it has none.",
+        "leader_epoch": 'Leader epoch of the partition, -1 when unknown.',
+        "replica_nodes": "Broker ids of all the partition's replicas.",
+        "isr_nodes": 'Broker ids of the in-sync replicas.',
+        "eligible_leader_replicas": 'Broker ids that are out of the ISR yet safe to elect, since they hold every committed record (KIP-966); null when not tracked.',
+        "last_known_elr": 'Broker ids last known to be eligible leaders before the partition lost them all; null when not tracked.',
+        "offline_replicas": 'Broker ids of replicas that are offline.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeTopicPartitionsResponsePartition"
     VALID_VERSIONS = (0, 0)
 
-    # Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE.
     error_code: int  # versions 0+
-    # Index of the partition within the topic.
+    """Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE."""
     partition_index: int  # versions 0+
-    # Broker id of the partition's leader, or -1 when it has none.
+    """Index of the partition within the topic."""
     leader_id: int  # versions 0+
-    # Leader epoch of the partition, -1 when unknown.
+    """Broker id of the partition's leader, or -1 when it has none."""
     leader_epoch: int  # versions 0+, ignorable
-    # Broker ids of all the partition's replicas.
+    """Leader epoch of the partition, -1 when unknown."""
     replica_nodes: list[int]  # versions 0+
-    # Broker ids of the in-sync replicas.
+    """Broker ids of all the partition's replicas."""
     isr_nodes: list[int]  # versions 0+
-    # Broker ids that are out of the ISR yet safe to elect, since they hold every committed record
-    # (KIP-966); null when not tracked.
+    """Broker ids of the in-sync replicas."""
     eligible_leader_replicas: list[int] | None  # versions 0+, nullable
-    # Broker ids last known to be eligible leaders before the partition lost them all; null when not
-    # tracked.
+    """Broker ids that are out of the ISR yet safe to elect, since they hold every committed
+    record (KIP-966); null when not tracked."""
     last_known_elr: list[int] | None  # versions 0+, nullable
-    # Broker ids of replicas that are offline.
+    """Broker ids last known to be eligible leaders before the partition lost them all; null when
+    not tracked."""
     offline_replicas: list[int]  # versions 0+, ignorable
+    """Broker ids of replicas that are offline."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -75,22 +87,24 @@ class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
         partition_index: int = 0,
         leader_id: int = 0,
         leader_epoch: int = -1,
-        replica_nodes: list[int] | None = None,
-        isr_nodes: list[int] | None = None,
+        replica_nodes: list[int] = DEFAULT,
+        isr_nodes: list[int] = DEFAULT,
         eligible_leader_replicas: list[int] | None = None,
         last_known_elr: list[int] | None = None,
-        offline_replicas: list[int] | None = None,
+        offline_replicas: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.partition_index = partition_index
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
-        self.replica_nodes = [] if replica_nodes is None else replica_nodes
-        self.isr_nodes = [] if isr_nodes is None else isr_nodes
+        self.replica_nodes = [] if replica_nodes is DEFAULT else replica_nodes
+        self.isr_nodes = [] if isr_nodes is DEFAULT else isr_nodes
         self.eligible_leader_replicas = eligible_leader_replicas
         self.last_known_elr = last_known_elr
-        self.offline_replicas = [] if offline_replicas is None else offline_replicas
+        self.offline_replicas = [] if offline_replicas is DEFAULT else offline_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -130,26 +144,35 @@ class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
 class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
     """Described topics, in name order."""
 
-    __slots__ = ("error_code", "name", "topic_id", "is_internal", "partitions", "topic_authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION or TOPIC_AUTHORIZATION_FAILED.',
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "topic_id": 'Id of the topic; the zero uuid on error.',
+        "is_internal": 'True for internal topics such as __consumer_offsets.',
+        "partitions": 'Described partitions of the topic.',
+        "topic_authorized_operations": 'Bit field of the ACL operations the caller may perform on the topic (bit n for AclOperation code n); INT32_MIN when not computed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeTopicPartitionsResponseTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION or
-    # TOPIC_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Name of the topic the partitions in this entry belong to.
+    """Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION or
+    TOPIC_AUTHORIZATION_FAILED."""
     name: str | None  # versions 0+, nullable, map key
-    # Id of the topic; the zero uuid on error.
+    """Name of the topic the partitions in this entry belong to."""
     topic_id: UUID  # versions 0+, ignorable
-    # True for internal topics such as __consumer_offsets.
+    """Id of the topic; the zero uuid on error."""
     is_internal: bool  # versions 0+, ignorable
-    # Described partitions of the topic.
+    """True for internal topics such as __consumer_offsets."""
     partitions: list[DescribeTopicPartitionsResponsePartition]  # versions 0+
-    # Bit field of the ACL operations the caller may perform on the topic (bit n for AclOperation
-    # code n); INT32_MIN when not computed.
+    """Described partitions of the topic."""
     topic_authorized_operations: int  # versions 0+
+    """Bit field of the ACL operations the caller may perform on the topic (bit n for
+    AclOperation code n); INT32_MIN when not computed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -158,15 +181,17 @@ class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
         name: str | None = '',
         topic_id: UUID = _ZERO_UUID,
         is_internal: bool = False,
-        partitions: list[DescribeTopicPartitionsResponsePartition] | None = None,
+        partitions: list[DescribeTopicPartitionsResponsePartition] = DEFAULT,
         topic_authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.name = name
         self.topic_id = topic_id
         self.is_internal = is_internal
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.topic_authorized_operations = topic_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -201,16 +226,21 @@ class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
 class Cursor(GeneratedStruct):
     """Where the next page starts; null when this page ends the answer."""
 
-    __slots__ = ("topic_name", "partition_index", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the next page starts with.',
+        "partition_index": 'Partition of that topic the next page starts with.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Cursor"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the next page starts with.
     topic_name: str  # versions 0+
-    # Partition of that topic the next page starts with.
+    """Name of the topic the next page starts with."""
     partition_index: int  # versions 0+
+    """Partition of that topic the next page starts with."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -219,6 +249,8 @@ class Cursor(GeneratedStruct):
         partition_index: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -247,32 +279,42 @@ class DescribeTopicPartitionsResponse(GeneratedStruct):
     """Kafka's DescribeTopicPartitionsResponse (response, apiKey 75), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "topics", "next_cursor", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'Described topics, in name order.',
+        "next_cursor": 'Where the next page starts; null when this page ends the answer.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeTopicPartitionsResponse"
     API_KEY: int | None = 75
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+, ignorable
-    # Described topics, in name order.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: KeyedList[DescribeTopicPartitionsResponseTopic]  # versions 0+
-    # Where the next page starts; null when this page ends the answer.
+    """Described topics, in name order."""
     next_cursor: Cursor | None  # versions 0+, nullable
+    """Where the next page starts; null when this page ends the answer."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        topics: list[DescribeTopicPartitionsResponseTopic] | None = None,
+        topics: list[DescribeTopicPartitionsResponseTopic] = DEFAULT,
         next_cursor: Cursor | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.next_cursor = next_cursor
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -406,7 +448,7 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         field = "replica_nodes"
         replica_nodes_items = partition.replica_nodes
         if replica_nodes_items is None:
-            raise EncodeError("field replica_nodes is null but not nullable at this version")
+                raise EncodeError("field replica_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
         elif len(replica_nodes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replica_nodes_items) + 1)
             out += _pack_int32s[len(replica_nodes_items)](*replica_nodes_items)
@@ -416,7 +458,7 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         field = "isr_nodes"
         isr_nodes_items = partition.isr_nodes
         if isr_nodes_items is None:
-            raise EncodeError("field isr_nodes is null but not nullable at this version")
+                raise EncodeError("field isr_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
         elif len(isr_nodes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_nodes_items) + 1)
             out += _pack_int32s[len(isr_nodes_items)](*isr_nodes_items)
@@ -446,7 +488,7 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         field = "offline_replicas"
         offline_replicas_items = partition.offline_replicas
         if offline_replicas_items is None:
-            raise EncodeError("field offline_replicas is null but not nullable at this version")
+                raise EncodeError("field offline_replicas is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
         elif len(offline_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(offline_replicas_items) + 1)
             out += _pack_int32s[len(offline_replicas_items)](*offline_replicas_items)
@@ -672,7 +714,7 @@ def _write_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartition
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which DescribeTopicPartitionsResponseTopic version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -749,7 +791,7 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
     try:
         field = "topic_name"
         if cursor.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which Cursor version 0 does not allow (never nullable)")
         topic_name_utf8 = cursor.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -983,7 +1025,7 @@ def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsR
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which DescribeTopicPartitionsResponse version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

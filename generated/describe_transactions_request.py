@@ -15,31 +15,40 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DescribeTransactionsRequest(GeneratedStruct):
     """Kafka's DescribeTransactionsRequest (request, apiKey 65), versions 0, flexible versions 0+."""
 
-    __slots__ = ("transactional_ids", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_ids": 'Transactional ids to describe; an empty list describes none.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeTransactionsRequest"
     API_KEY: int | None = 65
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Transactional ids to describe; an empty list describes none.
     transactional_ids: list[str]  # versions 0+
+    """Transactional ids to describe; an empty list describes none."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        transactional_ids: list[str] | None = None,
+        transactional_ids: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.transactional_ids = [] if transactional_ids is None else transactional_ids
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.transactional_ids = [] if transactional_ids is DEFAULT else transactional_ids
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -106,7 +115,7 @@ def _write_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest, 
         field = "transactional_ids"
         transactional_ids_items = request.transactional_ids
         if transactional_ids_items is None:
-            raise EncodeError("field transactional_ids is null but not nullable at this version")
+                raise EncodeError("field transactional_ids is null, which DescribeTransactionsRequest version 0 does not allow (never nullable)")
         elif len(transactional_ids_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(transactional_ids_items) + 1)
             for transactional_ids_item in transactional_ids_items:

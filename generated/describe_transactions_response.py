@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,26 +33,33 @@ class TopicData(GeneratedStruct):
     """Partitions in the open transaction, by topic; while it commits or aborts, only those still
     lacking a marker."""
 
-    __slots__ = ("topic", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions in the transaction.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Indexes of the topic's partitions in the transaction.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions in the transaction."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -78,32 +85,43 @@ class TopicData(GeneratedStruct):
 class TransactionState(GeneratedStruct):
     """One entry per transactional id of the request."""
 
-    __slots__ = ("error_code", "transactional_id", "transaction_state", "transaction_timeout_ms", "transaction_start_time_ms", "producer_id", "producer_epoch", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this transactional id, 0 on success; for example TRANSACTIONAL_ID_NOT_FOUND or NOT_COORDINATOR.',
+        "transactional_id": 'Transactional id this entry describes.',
+        "transaction_state": 'State at the coordinator, for example Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit or CompleteAbort.',
+        "transaction_timeout_ms": "Timeout of the producer's transactions in milliseconds; the coordinator aborts one that runs longer.",
+        "transaction_start_time_ms": 'When the open transaction started, in milliseconds since the epoch; -1 when none is open.',
+        "producer_id": 'Producer id the transactional id currently holds.',
+        "producer_epoch": 'Epoch of that producer id.',
+        "topics": 'Partitions in the open transaction, by topic; while it commits or aborts, only those still lacking a marker.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TransactionState"
     VALID_VERSIONS = (0, 0)
 
-    # Outcome for this transactional id, 0 on success; for example TRANSACTIONAL_ID_NOT_FOUND or
-    # NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Transactional id this entry describes.
+    """Outcome for this transactional id, 0 on success; for example TRANSACTIONAL_ID_NOT_FOUND or
+    NOT_COORDINATOR."""
     transactional_id: str  # versions 0+
-    # State at the coordinator, for example Empty, Ongoing, PrepareCommit, PrepareAbort,
-    # CompleteCommit or CompleteAbort.
+    """Transactional id this entry describes."""
     transaction_state: str  # versions 0+
-    # Timeout of the producer's transactions in milliseconds; the coordinator aborts one that runs
-    # longer.
+    """State at the coordinator, for example Empty, Ongoing, PrepareCommit, PrepareAbort,
+    CompleteCommit or CompleteAbort."""
     transaction_timeout_ms: int  # versions 0+
-    # When the open transaction started, in milliseconds since the epoch; -1 when none is open.
+    """Timeout of the producer's transactions in milliseconds; the coordinator aborts one that
+    runs longer."""
     transaction_start_time_ms: int  # versions 0+
-    # Producer id the transactional id currently holds.
+    """When the open transaction started, in milliseconds since the epoch; -1 when none is open."""
     producer_id: int  # versions 0+
-    # Epoch of that producer id.
+    """Producer id the transactional id currently holds."""
     producer_epoch: int  # versions 0+
-    # Partitions in the open transaction, by topic; while it commits or aborts, only those still
-    # lacking a marker.
+    """Epoch of that producer id."""
     topics: KeyedList[TopicData]  # versions 0+
+    """Partitions in the open transaction, by topic; while it commits or aborts, only those still
+    lacking a marker."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -115,9 +133,11 @@ class TransactionState(GeneratedStruct):
         transaction_start_time_ms: int = 0,
         producer_id: int = 0,
         producer_epoch: int = 0,
-        topics: list[TopicData] | None = None,
+        topics: list[TopicData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.transactional_id = transactional_id
         self.transaction_state = transaction_state
@@ -125,7 +145,7 @@ class TransactionState(GeneratedStruct):
         self.transaction_start_time_ms = transaction_start_time_ms
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -164,29 +184,38 @@ class DescribeTransactionsResponse(GeneratedStruct):
     """Kafka's DescribeTransactionsResponse (response, apiKey 65), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "transaction_states", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "transaction_states": 'One entry per transactional id of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeTransactionsResponse"
     API_KEY: int | None = 65
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # One entry per transactional id of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     transaction_states: list[TransactionState]  # versions 0+
+    """One entry per transactional id of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        transaction_states: list[TransactionState] | None = None,
+        transaction_states: list[TransactionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.transaction_states = [] if transaction_states is None else transaction_states
+        self.transaction_states = [] if transaction_states is DEFAULT else transaction_states
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -261,7 +290,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic"
         if data.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which TopicData version 0 does not allow (never nullable)")
         topic_utf8 = data.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -271,7 +300,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "partitions"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -418,7 +447,7 @@ def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
         out += _pack_TransactionState_error_code(state.error_code)
         field = "transactional_id"
         if state.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which TransactionState version 0 does not allow (never nullable)")
         transactional_id_utf8 = state.transactional_id.encode()
         if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(transactional_id_utf8) + 1)
@@ -427,7 +456,7 @@ def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
             _w.write_compact_string(out, state.transactional_id)
         field = "transaction_state"
         if state.transaction_state is None:
-            raise EncodeError("field transaction_state is null but not nullable at this version")
+            raise EncodeError("field transaction_state is null, which TransactionState version 0 does not allow (never nullable)")
         transaction_state_utf8 = state.transaction_state.encode()
         if len(transaction_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(transaction_state_utf8) + 1)
@@ -439,7 +468,7 @@ def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
         field = "topics[]"
         topics_items = state.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which TransactionState version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -626,7 +655,7 @@ def _write_DescribeTransactionsResponse_v0(response: DescribeTransactionsRespons
         field = "transaction_states[]"
         transaction_states_items = response.transaction_states
         if transaction_states_items is None:
-            raise EncodeError("field transaction_states is null but not nullable at this version")
+                raise EncodeError("field transaction_states is null, which DescribeTransactionsResponse version 0 does not allow (never nullable)")
         elif len(transaction_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(transaction_states_items) + 1)
             for transaction_states_item in transaction_states_items:

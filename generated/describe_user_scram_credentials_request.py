@@ -15,20 +15,24 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class UserName(GeneratedStruct):
     """Users to describe; null or empty describes every user with a credential."""
 
-    __slots__ = ("name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the user to describe.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UserName"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the user to describe.
     name: str  # versions 0+
+    """Name of the user to describe."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -36,6 +40,8 @@ class UserName(GeneratedStruct):
         name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -61,25 +67,34 @@ class DescribeUserScramCredentialsRequest(GeneratedStruct):
     """Kafka's DescribeUserScramCredentialsRequest (request, apiKey 50), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("users", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "users": 'Users to describe; null or empty describes every user with a credential.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeUserScramCredentialsRequest"
     API_KEY: int | None = 50
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Users to describe; null or empty describes every user with a credential.
     users: list[UserName] | None  # versions 0+, nullable
+    """Users to describe; null or empty describes every user with a credential."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        users: list[UserName] | None = None,
+        users: list[UserName] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.users = [] if users is None else users
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.users = [] if users is DEFAULT else users
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -137,7 +152,7 @@ def _write_UserName_v0(user_name: UserName, out: bytearray) -> None:
     try:
         field = "name"
         if user_name.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which UserName version 0 does not allow (never nullable)")
         name_utf8 = user_name.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,16 +31,21 @@ _pack_DescribeUserScramCredentialsResponse_throttle_time_ms_error_code = struct.
 class CredentialInfo(GeneratedStruct):
     """One entry per SCRAM mechanism the user has a credential for."""
 
-    __slots__ = ("mechanism", "iterations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "mechanism": 'SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.',
+        "iterations": 'Hash iteration count of the credential.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CredentialInfo"
     VALID_VERSIONS = (0, 0)
 
-    # SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
     mechanism: int  # versions 0+
-    # Hash iteration count of the credential.
+    """SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512."""
     iterations: int  # versions 0+
+    """Hash iteration count of the credential."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +54,8 @@ class CredentialInfo(GeneratedStruct):
         iterations: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.mechanism = mechanism
         self.iterations = iterations
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -76,21 +83,28 @@ class CredentialInfo(GeneratedStruct):
 class DescribeUserScramCredentialsResult(GeneratedStruct):
     """One entry per user described."""
 
-    __slots__ = ("user", "error_code", "error_message", "credential_infos", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "user": 'Name of the user this entry describes.',
+        "error_code": 'Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when the user has no credential, or DUPLICATE_RESOURCE when named twice.',
+        "error_message": "Text describing this user's failure for people, or null.",
+        "credential_infos": 'One entry per SCRAM mechanism the user has a credential for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeUserScramCredentialsResult"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the user this entry describes.
     user: str  # versions 0+
-    # Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when the user has no
-    # credential, or DUPLICATE_RESOURCE when named twice.
+    """Name of the user this entry describes."""
     error_code: int  # versions 0+
-    # Text describing this user's failure for people, or null.
+    """Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when the user has no
+    credential, or DUPLICATE_RESOURCE when named twice."""
     error_message: str | None  # versions 0+, nullable
-    # One entry per SCRAM mechanism the user has a credential for.
+    """Text describing this user's failure for people, or null."""
     credential_infos: list[CredentialInfo]  # versions 0+
+    """One entry per SCRAM mechanism the user has a credential for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -98,13 +112,15 @@ class DescribeUserScramCredentialsResult(GeneratedStruct):
         user: str = '',
         error_code: int = 0,
         error_message: str | None = '',
-        credential_infos: list[CredentialInfo] | None = None,
+        credential_infos: list[CredentialInfo] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.user = user
         self.error_code = error_code
         self.error_message = error_message
-        self.credential_infos = [] if credential_infos is None else credential_infos
+        self.credential_infos = [] if credential_infos is DEFAULT else credential_infos
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -135,23 +151,32 @@ class DescribeUserScramCredentialsResponse(GeneratedStruct):
     """Kafka's DescribeUserScramCredentialsResponse (response, apiKey 50), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request, 0 if none; set only for authorization or server failures.',
+        "error_message": 'Text describing the request-wide failure for people, or null.',
+        "results": 'One entry per user described.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribeUserScramCredentialsResponse"
     API_KEY: int | None = 50
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request, 0 if none; set only for authorization or server failures.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Text describing the request-wide failure for people, or null.
+    """Error for the whole request, 0 if none; set only for authorization or server failures."""
     error_message: str | None  # versions 0+, nullable
-    # One entry per user described.
+    """Text describing the request-wide failure for people, or null."""
     results: list[DescribeUserScramCredentialsResult]  # versions 0+
+    """One entry per user described."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -159,13 +184,15 @@ class DescribeUserScramCredentialsResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
-        results: list[DescribeUserScramCredentialsResult] | None = None,
+        results: list[DescribeUserScramCredentialsResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.results = [] if results is None else results
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -322,7 +349,7 @@ def _write_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCreden
     try:
         field = "user"
         if result.user is None:
-            raise EncodeError("field user is null but not nullable at this version")
+            raise EncodeError("field user is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
         user_utf8 = result.user.encode()
         if len(user_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(user_utf8) + 1)
@@ -336,7 +363,7 @@ def _write_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCreden
         field = "credential_infos[]"
         credential_infos_items = result.credential_infos
         if credential_infos_items is None:
-            raise EncodeError("field credential_infos is null but not nullable at this version")
+                raise EncodeError("field credential_infos is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
         elif len(credential_infos_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(credential_infos_items) + 1)
             for credential_infos_item in credential_infos_items:
@@ -512,7 +539,7 @@ def _write_DescribeUserScramCredentialsResponse_v0(response: DescribeUserScramCr
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which DescribeUserScramCredentialsResponse version 0 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

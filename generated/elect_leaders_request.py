@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,26 +30,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class TopicPartitions(GeneratedStruct):
     """Partitions to elect leaders for, by topic; null for every partition."""
 
-    __slots__ = ("topic", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions to elect a leader for.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Indexes of the topic's partitions to elect a leader for.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions to elect a leader for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -75,33 +82,44 @@ class TopicPartitions(GeneratedStruct):
 class ElectLeadersRequest(GeneratedStruct):
     """Kafka's ElectLeadersRequest (request, apiKey 43), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("election_type", "topic_partitions", "timeout_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "election_type": 'Kind of election: 0 moves leadership to the preferred replica, 1 (unclean) elects a live replica outside the ISR when no in-sync replica is left.',
+        "topic_partitions": 'Partitions to elect leaders for, by topic; null for every partition.',
+        "timeout_ms": 'Milliseconds to wait for the elections to finish before answering with a timeout.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ElectLeadersRequest"
     API_KEY: int | None = 43
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Kind of election: 0 moves leadership to the preferred replica, 1 (unclean) elects a live
-    # replica outside the ISR when no in-sync replica is left.
     election_type: int  # versions 1+
-    # Partitions to elect leaders for, by topic; null for every partition.
+    """Kind of election: 0 moves leadership to the preferred replica, 1 (unclean) elects a live
+    replica outside the ISR when no in-sync replica is left."""
     topic_partitions: KeyedList[TopicPartitions] | None  # versions 0+, nullable
-    # Milliseconds to wait for the elections to finish before answering with a timeout.
+    """Partitions to elect leaders for, by topic; null for every partition."""
     timeout_ms: int  # versions 0+
+    """Milliseconds to wait for the elections to finish before answering with a timeout."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         election_type: int = 0,
-        topic_partitions: list[TopicPartitions] | None = None,
+        topic_partitions: list[TopicPartitions] | None = DEFAULT,
         timeout_ms: int = 60000,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.election_type = election_type
-        self.topic_partitions = KeyedList() if topic_partitions is None else topic_partitions if type(topic_partitions) is KeyedList else KeyedList(topic_partitions)
+        self.topic_partitions = KeyedList() if topic_partitions is DEFAULT else topic_partitions if type(topic_partitions) is KeyedList or topic_partitions is None else KeyedList(topic_partitions)
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -156,12 +174,12 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
     try:
         field = "topic"
         if partitions.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
         _w.write_string(out, partitions.topic)
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -232,7 +250,7 @@ def _write_TopicPartitions_v2(partitions: TopicPartitions, out: bytearray) -> No
     try:
         field = "topic"
         if partitions.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which TopicPartitions version 2 does not allow (never nullable)")
         topic_utf8 = partitions.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -242,7 +260,7 @@ def _write_TopicPartitions_v2(partitions: TopicPartitions, out: bytearray) -> No
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartitions version 2 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)

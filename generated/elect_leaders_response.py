@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,19 +30,25 @@ _pack_ElectLeadersResponse_throttle_time_ms_error_code = struct.Struct(">ih").pa
 class PartitionResult(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = ("partition_id", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_id": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 when a leader was elected; for example ELECTION_NOT_NEEDED or ELIGIBLE_LEADERS_NOT_AVAILABLE.',
+        "error_message": 'Text describing the failure for people, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionResult"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition within the topic.
     partition_id: int  # versions 0+
-    # Outcome for this partition, 0 when a leader was elected; for example ELECTION_NOT_NEEDED or
-    # ELIGIBLE_LEADERS_NOT_AVAILABLE.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null.
+    """Outcome for this partition, 0 when a leader was elected; for example ELECTION_NOT_NEEDED
+    or ELIGIBLE_LEADERS_NOT_AVAILABLE."""
     error_message: str | None  # versions 0+, nullable
+    """Text describing the failure for people, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -52,6 +58,8 @@ class PartitionResult(GeneratedStruct):
         error_message: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_id = partition_id
         self.error_code = error_code
         self.error_message = error_message
@@ -82,26 +90,33 @@ class PartitionResult(GeneratedStruct):
 class ReplicaElectionResult(GeneratedStruct):
     """Results by topic; empty when the caller may not elect leaders and asked for every partition."""
 
-    __slots__ = ("topic", "partition_result", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic this entry is about.',
+        "partition_result": 'Result for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReplicaElectionResult"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the topic this entry is about.
     topic: str  # versions 0+
-    # Result for each partition of the topic.
+    """Name of the topic this entry is about."""
     partition_result: list[PartitionResult]  # versions 0+
+    """Result for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
-        partition_result: list[PartitionResult] | None = None,
+        partition_result: list[PartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
-        self.partition_result = [] if partition_result is None else partition_result
+        self.partition_result = [] if partition_result is DEFAULT else partition_result
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -127,33 +142,44 @@ class ReplicaElectionResult(GeneratedStruct):
 class ElectLeadersResponse(GeneratedStruct):
     """Kafka's ElectLeadersResponse (response, apiKey 43), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "replica_election_results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request (v1+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.',
+        "replica_election_results": 'Results by topic; empty when the caller may not elect leaders and asked for every partition.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ElectLeadersResponse"
     API_KEY: int | None = 43
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request (v1+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 1+
-    # Results by topic; empty when the caller may not elect leaders and asked for every partition.
+    """Error for the whole request (v1+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED."""
     replica_election_results: list[ReplicaElectionResult]  # versions 0+
+    """Results by topic; empty when the caller may not elect leaders and asked for every
+    partition."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        replica_election_results: list[ReplicaElectionResult] | None = None,
+        replica_election_results: list[ReplicaElectionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.replica_election_results = [] if replica_election_results is None else replica_election_results
+        self.replica_election_results = [] if replica_election_results is DEFAULT else replica_election_results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -326,12 +352,12 @@ def _write_ReplicaElectionResult_v0_1(result: ReplicaElectionResult, out: bytear
     try:
         field = "topic"
         if result.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)")
         _w.write_string(out, result.topic)
         field = "partition_result[]"
         partition_result_items = result.partition_result
         if partition_result_items is None:
-            raise EncodeError("field partition_result is null but not nullable at this version")
+                raise EncodeError("field partition_result is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_result_items), False)
             for partition_result_item in partition_result_items:
@@ -439,7 +465,7 @@ def _write_ReplicaElectionResult_v2(result: ReplicaElectionResult, out: bytearra
     try:
         field = "topic"
         if result.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
         topic_utf8 = result.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -449,7 +475,7 @@ def _write_ReplicaElectionResult_v2(result: ReplicaElectionResult, out: bytearra
         field = "partition_result[]"
         partition_result_items = result.partition_result
         if partition_result_items is None:
-            raise EncodeError("field partition_result is null but not nullable at this version")
+                raise EncodeError("field partition_result is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
         elif len(partition_result_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_result_items) + 1)
             for partition_result_item in partition_result_items:
@@ -560,7 +586,7 @@ def _write_ElectLeadersResponse_v0(response: ElectLeadersResponse, out: bytearra
         field = "replica_election_results[]"
         replica_election_results_items = response.replica_election_results
         if replica_election_results_items is None:
-            raise EncodeError("field replica_election_results is null but not nullable at this version")
+                raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(replica_election_results_items), False)
             for replica_election_results_item in replica_election_results_items:
@@ -654,7 +680,7 @@ def _write_ElectLeadersResponse_v1(response: ElectLeadersResponse, out: bytearra
         field = "replica_election_results[]"
         replica_election_results_items = response.replica_election_results
         if replica_election_results_items is None:
-            raise EncodeError("field replica_election_results is null but not nullable at this version")
+                raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(replica_election_results_items), False)
             for replica_election_results_item in replica_election_results_items:
@@ -799,7 +825,7 @@ def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearra
         field = "replica_election_results[]"
         replica_election_results_items = response.replica_election_results
         if replica_election_results_items is None:
-            raise EncodeError("field replica_election_results is null but not nullable at this version")
+                raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 2 does not allow (never nullable)")
         elif len(replica_election_results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replica_election_results_items) + 1)
             for replica_election_results_item in replica_election_results_items:

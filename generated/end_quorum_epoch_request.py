@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,16 +33,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ReplicaInfo(GeneratedStruct):
     """Voters best placed to succeed, most caught-up first (v1+); they start an election sooner."""
 
-    __slots__ = ("candidate_id", "candidate_directory_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "candidate_id": 'Replica id of the candidate voter.',
+        "candidate_directory_id": "Directory id of the candidate voter's metadata log directory.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReplicaInfo"
     VALID_VERSIONS = (1, 1)
 
-    # Replica id of the candidate voter.
     candidate_id: int  # versions 1+
-    # Directory id of the candidate voter's metadata log directory.
+    """Replica id of the candidate voter."""
     candidate_directory_id: UUID  # versions 1+
+    """Directory id of the candidate voter's metadata log directory."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +56,8 @@ class ReplicaInfo(GeneratedStruct):
         candidate_directory_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.candidate_id = candidate_id
         self.candidate_directory_id = candidate_directory_id
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -78,23 +85,31 @@ class ReplicaInfo(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Partitions of the topic the leader resigns for."""
 
-    __slots__ = ("partition_index", "leader_id", "leader_epoch", "preferred_successors", "preferred_candidates", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "leader_id": 'Replica id of the resigning leader.',
+        "leader_epoch": 'Epoch of the resigning leader.',
+        "preferred_successors": 'Replica ids of the voters best placed to succeed, most caught-up first (v0); they start an election sooner.',
+        "preferred_candidates": 'Voters best placed to succeed, most caught-up first (v1+); they start an election sooner.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Replica id of the resigning leader.
+    """Index of the partition within the topic."""
     leader_id: int  # versions 0+
-    # Epoch of the resigning leader.
+    """Replica id of the resigning leader."""
     leader_epoch: int  # versions 0+
-    # Replica ids of the voters best placed to succeed, most caught-up first (v0); they start an
-    # election sooner.
+    """Epoch of the resigning leader."""
     preferred_successors: list[int]  # version 0, ignorable
-    # Voters best placed to succeed, most caught-up first (v1+); they start an election sooner.
+    """Replica ids of the voters best placed to succeed, most caught-up first (v0); they start an
+    election sooner."""
     preferred_candidates: list[ReplicaInfo]  # versions 1+, ignorable
+    """Voters best placed to succeed, most caught-up first (v1+); they start an election sooner."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -102,15 +117,17 @@ class PartitionData(GeneratedStruct):
         partition_index: int = 0,
         leader_id: int = 0,
         leader_epoch: int = 0,
-        preferred_successors: list[int] | None = None,
-        preferred_candidates: list[ReplicaInfo] | None = None,
+        preferred_successors: list[int] = DEFAULT,
+        preferred_candidates: list[ReplicaInfo] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
-        self.preferred_successors = [] if preferred_successors is None else preferred_successors
-        self.preferred_candidates = [] if preferred_candidates is None else preferred_candidates
+        self.preferred_successors = [] if preferred_successors is DEFAULT else preferred_successors
+        self.preferred_candidates = [] if preferred_candidates is DEFAULT else preferred_candidates
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -142,26 +159,33 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Raft topics the leader resigns for (in practice only __cluster_metadata)."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the Raft topic.',
+        "partitions": 'Partitions of the topic the leader resigns for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the Raft topic.
     topic_name: str  # versions 0+
-    # Partitions of the topic the leader resigns for.
+    """Name of the Raft topic."""
     partitions: list[PartitionData]  # versions 0+
+    """Partitions of the topic the leader resigns for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -187,18 +211,24 @@ class TopicData(GeneratedStruct):
 class LeaderEndpoint(GeneratedStruct):
     """Endpoints of the resigning leader, one per listener name."""
 
-    __slots__ = ("name", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": "Listener name of the leader's endpoint.",
+        "host": 'Host name or IP address of the leader on that listener.',
+        "port": 'TCP port of the leader on that listener.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderEndpoint"
     VALID_VERSIONS = (1, 1)
 
-    # Listener name of the leader's endpoint.
     name: str  # versions 1+, map key
-    # Host name or IP address of the leader on that listener.
+    """Listener name of the leader's endpoint."""
     host: str  # versions 1+
-    # TCP port of the leader on that listener.
+    """Host name or IP address of the leader on that listener."""
     port: int  # versions 1+
+    """TCP port of the leader on that listener."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -208,6 +238,8 @@ class LeaderEndpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -238,33 +270,44 @@ class LeaderEndpoint(GeneratedStruct):
 class EndQuorumEpochRequest(GeneratedStruct):
     """Kafka's EndQuorumEpochRequest (request, apiKey 54), versions 0-1, flexible versions 1+."""
 
-    __slots__ = ("cluster_id", "topics", "leader_endpoints", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "cluster_id": 'Cluster id of the sender, or null; a receiver in another cluster refuses the request.',
+        "topics": 'Raft topics the leader resigns for (in practice only __cluster_metadata).',
+        "leader_endpoints": 'Endpoints of the resigning leader, one per listener name.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EndQuorumEpochRequest"
     API_KEY: int | None = 54
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller"})
 
-    # Cluster id of the sender, or null; a receiver in another cluster refuses the request.
     cluster_id: str | None  # versions 0+, nullable
-    # Raft topics the leader resigns for (in practice only __cluster_metadata).
+    """Cluster id of the sender, or null; a receiver in another cluster refuses the request."""
     topics: list[TopicData]  # versions 0+
-    # Endpoints of the resigning leader, one per listener name.
+    """Raft topics the leader resigns for (in practice only __cluster_metadata)."""
     leader_endpoints: KeyedList[LeaderEndpoint]  # versions 1+, ignorable
+    """Endpoints of the resigning leader, one per listener name."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         cluster_id: str | None = None,
-        topics: list[TopicData] | None = None,
-        leader_endpoints: list[LeaderEndpoint] | None = None,
+        topics: list[TopicData] = DEFAULT,
+        leader_endpoints: list[LeaderEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.cluster_id = cluster_id
-        self.topics = [] if topics is None else topics
-        self.leader_endpoints = KeyedList() if leader_endpoints is None else leader_endpoints if type(leader_endpoints) is KeyedList else KeyedList(leader_endpoints)
+        self.topics = [] if topics is DEFAULT else topics
+        self.leader_endpoints = KeyedList() if leader_endpoints is DEFAULT else leader_endpoints if type(leader_endpoints) is KeyedList or leader_endpoints is None else KeyedList(leader_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -371,7 +414,7 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "preferred_successors"
         preferred_successors_items = data.preferred_successors
         if preferred_successors_items is None:
-            raise EncodeError("field preferred_successors is null but not nullable at this version")
+                raise EncodeError("field preferred_successors is null, which PartitionData version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(preferred_successors_items), False)
             _w.write_fixed_array(out, preferred_successors_items, "i")
@@ -457,7 +500,7 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         field = "preferred_candidates[]"
         preferred_candidates_items = data.preferred_candidates
         if preferred_candidates_items is None:
-            raise EncodeError("field preferred_candidates is null but not nullable at this version")
+                raise EncodeError("field preferred_candidates is null, which PartitionData version 1 does not allow (never nullable)")
         elif len(preferred_candidates_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(preferred_candidates_items) + 1)
             for preferred_candidates_item in preferred_candidates_items:
@@ -542,12 +585,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
         _w.write_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -677,7 +720,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -687,7 +730,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -773,7 +816,7 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
     try:
         field = "name"
         if endpoint.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which LeaderEndpoint version 1 does not allow (never nullable)")
         name_utf8 = endpoint.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -782,7 +825,7 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
             _w.write_compact_string(out, endpoint.name)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which LeaderEndpoint version 1 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -887,7 +930,7 @@ def _write_EndQuorumEpochRequest_v0(request: EndQuorumEpochRequest, out: bytearr
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which EndQuorumEpochRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1126,7 +1169,7 @@ def _write_EndQuorumEpochRequest_v1(request: EndQuorumEpochRequest, out: bytearr
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1138,7 +1181,7 @@ def _write_EndQuorumEpochRequest_v1(request: EndQuorumEpochRequest, out: bytearr
         field = "leader_endpoints[]"
         leader_endpoints_items = request.leader_endpoints
         if leader_endpoints_items is None:
-            raise EncodeError("field leader_endpoints is null but not nullable at this version")
+                raise EncodeError("field leader_endpoints is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)")
         elif len(leader_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(leader_endpoints_items) + 1)
             for leader_endpoints_item in leader_endpoints_items:

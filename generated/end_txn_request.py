@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,23 +26,33 @@ _pack_EndTxnRequest_producer_id_to_committed = struct.Struct(">qh?").pack
 class EndTxnRequest(GeneratedStruct):
     """Kafka's EndTxnRequest (request, apiKey 26), versions 0-5, flexible versions 3+."""
 
-    __slots__ = ("transactional_id", "producer_id", "producer_epoch", "committed", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_id": 'Transactional id of the producer whose transaction ends.',
+        "producer_id": 'Producer id the transactional id holds.',
+        "producer_epoch": 'Epoch of the producer id; a stale epoch is fenced.',
+        "committed": 'True to commit the transaction, false to abort it.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EndTxnRequest"
     API_KEY: int | None = 26
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Transactional id of the producer whose transaction ends.
     transactional_id: str  # versions 0+
-    # Producer id the transactional id holds.
+    """Transactional id of the producer whose transaction ends."""
     producer_id: int  # versions 0+
-    # Epoch of the producer id; a stale epoch is fenced.
+    """Producer id the transactional id holds."""
     producer_epoch: int  # versions 0+
-    # True to commit the transaction, false to abort it.
+    """Epoch of the producer id; a stale epoch is fenced."""
     committed: bool  # versions 0+
+    """True to commit the transaction, false to abort it."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +63,8 @@ class EndTxnRequest(GeneratedStruct):
         committed: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
@@ -109,7 +121,7 @@ def _write_EndTxnRequest_v0_2(request: EndTxnRequest, out: bytearray) -> None:
     try:
         field = "transactional_id"
         if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which EndTxnRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.transactional_id)
         field = "producer_id, producer_epoch, committed"
         out += _pack_EndTxnRequest_producer_id_to_committed(request.producer_id, request.producer_epoch, request.committed)
@@ -162,7 +174,7 @@ def _write_EndTxnRequest_v3_5(request: EndTxnRequest, out: bytearray) -> None:
     try:
         field = "transactional_id"
         if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which EndTxnRequest versions 3-5 do not allow (never nullable)")
         transactional_id_utf8 = request.transactional_id.encode()
         if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(transactional_id_utf8) + 1)

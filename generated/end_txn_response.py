@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,24 +28,33 @@ _pack_EndTxnResponse_throttle_time_ms_to_producer_epoch = struct.Struct(">ihqh")
 class EndTxnResponse(GeneratedStruct):
     """Kafka's EndTxnResponse (response, apiKey 26), versions 0-5, flexible versions 3+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "producer_id", "producer_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example INVALID_TXN_STATE, PRODUCER_FENCED or CONCURRENT_TRANSACTIONS.',
+        "producer_id": 'Producer id for the next transaction (v5+); -1 when not set.',
+        "producer_epoch": 'Producer epoch for the next transaction, bumped by the coordinator (v5+); -1 when not set.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EndTxnResponse"
     API_KEY: int | None = 26
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example INVALID_TXN_STATE, PRODUCER_FENCED or
-    # CONCURRENT_TRANSACTIONS.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Producer id for the next transaction (v5+); -1 when not set.
+    """Outcome, 0 on success; for example INVALID_TXN_STATE, PRODUCER_FENCED or
+    CONCURRENT_TRANSACTIONS."""
     producer_id: int  # versions 5+, ignorable
-    # Producer epoch for the next transaction, bumped by the coordinator (v5+); -1 when not set.
+    """Producer id for the next transaction (v5+); -1 when not set."""
     producer_epoch: int  # versions 5+, ignorable
+    """Producer epoch for the next transaction, bumped by the coordinator (v5+); -1 when not set."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -56,6 +65,8 @@ class EndTxnResponse(GeneratedStruct):
         producer_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.producer_id = producer_id

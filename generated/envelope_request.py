@@ -15,28 +15,37 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class EnvelopeRequest(GeneratedStruct):
     """Kafka's EnvelopeRequest (request, apiKey 58), versions 0, flexible versions 0+."""
 
-    __slots__ = ("request_data", "request_principal", "client_host_address", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "request_data": "The client's request, header and body, as it was serialized.",
+        "request_principal": "The client's authenticated principal, serialized by the broker's principal builder (DefaultPrincipalData by default).",
+        "client_host_address": 'IP address of the client as raw bytes (4 for IPv4, 16 for IPv6), for ACL host checks.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EnvelopeRequest"
     API_KEY: int | None = 58
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller", "zkBroker"})
 
-    # The client's request, header and body, as it was serialized.
     request_data: bytes  # versions 0+
-    # The client's authenticated principal, serialized by the broker's principal builder
-    # (DefaultPrincipalData by default).
+    """The client's request, header and body, as it was serialized."""
     request_principal: bytes | None  # versions 0+, nullable
-    # IP address of the client as raw bytes (4 for IPv4, 16 for IPv6), for ACL host checks.
+    """The client's authenticated principal, serialized by the broker's principal builder
+    (DefaultPrincipalData by default)."""
     client_host_address: bytes  # versions 0+
+    """IP address of the client as raw bytes (4 for IPv4, 16 for IPv6), for ACL host checks."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +55,8 @@ class EnvelopeRequest(GeneratedStruct):
         client_host_address: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.request_data = request_data
         self.request_principal = request_principal
         self.client_host_address = client_host_address
@@ -103,13 +114,13 @@ def _write_EnvelopeRequest_v0(request: EnvelopeRequest, out: bytearray) -> None:
     try:
         field = "request_data"
         if request.request_data is None:
-            raise EncodeError("field request_data is null but not nullable at this version")
+            raise EncodeError("field request_data is null, which EnvelopeRequest version 0 does not allow (never nullable)")
         _w.write_compact_bytes(out, request.request_data)
         field = "request_principal"
         _w.write_compact_bytes(out, request.request_principal)
         field = "client_host_address"
         if request.client_host_address is None:
-            raise EncodeError("field client_host_address is null but not nullable at this version")
+            raise EncodeError("field client_host_address is null, which EnvelopeRequest version 0 does not allow (never nullable)")
         _w.write_compact_bytes(out, request.client_host_address)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:

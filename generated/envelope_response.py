@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,20 +26,27 @@ _pack_EnvelopeResponse_error_code = struct.Struct(">h").pack
 class EnvelopeResponse(GeneratedStruct):
     """Kafka's EnvelopeResponse (response, apiKey 58), versions 0, flexible versions 0+."""
 
-    __slots__ = ("response_data", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "response_data": 'The inner response, header and body, as serialized; null when the envelope itself failed.',
+        "error_code": 'Error of the envelope itself (not of the inner request), 0 if none; for example PRINCIPAL_DESERIALIZATION_FAILURE or CLUSTER_AUTHORIZATION_FAILED.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EnvelopeResponse"
     API_KEY: int | None = 58
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # The inner response, header and body, as serialized; null when the envelope itself failed.
     response_data: bytes | None  # versions 0+, nullable
-    # Error of the envelope itself (not of the inner request), 0 if none; for example
-    # PRINCIPAL_DESERIALIZATION_FAILURE or CLUSTER_AUTHORIZATION_FAILED.
+    """The inner response, header and body, as serialized; null when the envelope itself failed."""
     error_code: int  # versions 0+
+    """Error of the envelope itself (not of the inner request), 0 if none; for example
+    PRINCIPAL_DESERIALIZATION_FAILURE or CLUSTER_AUTHORIZATION_FAILED."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +55,8 @@ class EnvelopeResponse(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.response_data = response_data
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields

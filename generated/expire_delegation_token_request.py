@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,20 +27,28 @@ class ExpireDelegationTokenRequest(GeneratedStruct):
     """Kafka's ExpireDelegationTokenRequest (request, apiKey 40), versions 0-2, flexible versions
     2+."""
 
-    __slots__ = ("hmac", "expiry_time_period_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "hmac": 'Secret of the token to expire, which identifies it.',
+        "expiry_time_period_ms": 'Milliseconds from now at which the token should expire (never past its maximum lifetime); negative to expire it immediately.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ExpireDelegationTokenRequest"
     API_KEY: int | None = 40
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = (0, 0)
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller", "zkBroker"})
 
-    # Secret of the token to expire, which identifies it.
     hmac: bytes  # versions 0+
-    # Milliseconds from now at which the token should expire (never past its maximum lifetime);
-    # negative to expire it immediately.
+    """Secret of the token to expire, which identifies it."""
     expiry_time_period_ms: int  # versions 0+
+    """Milliseconds from now at which the token should expire (never past its maximum lifetime);
+    negative to expire it immediately."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +57,8 @@ class ExpireDelegationTokenRequest(GeneratedStruct):
         expiry_time_period_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.hmac = hmac
         self.expiry_time_period_ms = expiry_time_period_ms
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -99,7 +109,7 @@ def _write_ExpireDelegationTokenRequest_v0_1(request: ExpireDelegationTokenReque
     try:
         field = "hmac"
         if request.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which ExpireDelegationTokenRequest versions 0-1 do not allow (never nullable)")
         _w.write_bytes(out, request.hmac)
         field = "expiry_time_period_ms"
         out += _pack_ExpireDelegationTokenRequest_expiry_time_period_ms(request.expiry_time_period_ms)
@@ -141,7 +151,7 @@ def _write_ExpireDelegationTokenRequest_v2(request: ExpireDelegationTokenRequest
     try:
         field = "hmac"
         if request.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which ExpireDelegationTokenRequest version 2 does not allow (never nullable)")
         _w.write_compact_bytes(out, request.hmac)
         field = "expiry_time_period_ms"
         out += _pack_ExpireDelegationTokenRequest_expiry_time_period_ms(request.expiry_time_period_ms)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,19 +26,26 @@ _pack_FeatureLevelRecord_feature_level = struct.Struct(">h").pack
 class FeatureLevelRecord(GeneratedStruct):
     """Kafka's FeatureLevelRecord (metadata, apiKey 12), versions 0, flexible versions 0+."""
 
-    __slots__ = ("name", "feature_level", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Feature name, for example metadata.version, kraft.version or transaction.version.',
+        "feature_level": 'Cluster-wide finalized level of the feature; 0 means the feature is off.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FeatureLevelRecord"
     API_KEY: int | None = 12
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Feature name, for example metadata.version, kraft.version or transaction.version.
     name: str  # versions 0+
-    # Cluster-wide finalized level of the feature; 0 means the feature is off.
+    """Feature name, for example metadata.version, kraft.version or transaction.version."""
     feature_level: int  # versions 0+
+    """Cluster-wide finalized level of the feature; 0 means the feature is off."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -47,6 +54,8 @@ class FeatureLevelRecord(GeneratedStruct):
         feature_level: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.feature_level = feature_level
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -111,7 +120,7 @@ def _write_FeatureLevelRecord_v0(record: FeatureLevelRecord, out: bytearray) -> 
     try:
         field = "name"
         if record.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which FeatureLevelRecord version 0 does not allow (never nullable)")
         name_utf8 = record.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,19 +26,27 @@ _pack_FenceBrokerRecord_id_epoch = struct.Struct(">iq").pack
 class FenceBrokerRecord(GeneratedStruct):
     """Kafka's FenceBrokerRecord (metadata, apiKey 7), versions 0, flexible versions 0+."""
 
-    __slots__ = ("id", "epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "id": 'Broker being fenced; it drops out of every ISR.',
+        "epoch": 'Registration epoch of the broker being fenced; the record applies only to that registration.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FenceBrokerRecord"
     API_KEY: int | None = 7
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Broker being fenced; it drops out of every ISR.
     id: int  # versions 0+
-    # Registration epoch of the broker being fenced; the record applies only to that registration.
+    """Broker being fenced; it drops out of every ISR."""
     epoch: int  # versions 0+
+    """Registration epoch of the broker being fenced; the record applies only to that
+    registration."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -47,6 +55,8 @@ class FenceBrokerRecord(GeneratedStruct):
         epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.id = id
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -51,16 +51,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ReplicaState(GeneratedStruct):
     """Identity of the fetching follower (v15+); absent (left at its defaults) for a consumer."""
 
-    __slots__ = ("replica_id", "replica_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "replica_id": 'Replica id of the follower; -1 for a consumer.',
+        "replica_epoch": 'Broker epoch of the follower, or -1 when not known.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReplicaState"
     VALID_VERSIONS = (15, 18)
 
-    # Replica id of the follower; -1 for a consumer.
     replica_id: int  # versions 15+
-    # Broker epoch of the follower, or -1 when not known.
+    """Replica id of the follower; -1 for a consumer."""
     replica_epoch: int  # versions 15+
+    """Broker epoch of the follower, or -1 when not known."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -69,6 +74,8 @@ class ReplicaState(GeneratedStruct):
         replica_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.replica_id = replica_id
         self.replica_epoch = replica_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -96,30 +103,41 @@ class ReplicaState(GeneratedStruct):
 class FetchPartition(GeneratedStruct):
     """Partitions of the topic to fetch."""
 
-    __slots__ = ("partition", "current_leader_epoch", "fetch_offset", "last_fetched_epoch", "log_start_offset", "partition_max_bytes", "replica_directory_id", "high_watermark", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within the topic.',
+        "current_leader_epoch": 'Leader epoch the fetcher believes is current, so a stale or newer leader can be detected; -1 to skip the check.',
+        "fetch_offset": 'Offset of the first record to return.',
+        "last_fetched_epoch": 'Epoch of the last record already fetched, or -1 when there is none.',
+        "log_start_offset": 'Log start offset of the fetching follower; only a follower sets it.',
+        "partition_max_bytes": 'Upper bound on the bytes returned for this partition (soft limit, see KIP-74).',
+        "replica_directory_id": 'Log directory id of the fetching follower.',
+        "high_watermark": 'High watermark the fetching replica knows; -1 when unknown, Long.MAX_VALUE when the replica does not support the feature.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FetchPartition"
     VALID_VERSIONS = (0, 18)
 
-    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Leader epoch the fetcher believes is current, so a stale or newer leader can be detected; -1
-    # to skip the check.
+    """Index of the partition within the topic."""
     current_leader_epoch: int  # versions 9+, ignorable
-    # Offset of the first record to return.
+    """Leader epoch the fetcher believes is current, so a stale or newer leader can be detected;
+    -1 to skip the check."""
     fetch_offset: int  # versions 0+
-    # Epoch of the last record already fetched, or -1 when there is none.
+    """Offset of the first record to return."""
     last_fetched_epoch: int  # versions 12+
-    # Log start offset of the fetching follower; only a follower sets it.
+    """Epoch of the last record already fetched, or -1 when there is none."""
     log_start_offset: int  # versions 5+, ignorable
-    # Upper bound on the bytes returned for this partition (soft limit, see KIP-74).
+    """Log start offset of the fetching follower; only a follower sets it."""
     partition_max_bytes: int  # versions 0+
-    # Log directory id of the fetching follower.
+    """Upper bound on the bytes returned for this partition (soft limit, see KIP-74)."""
     replica_directory_id: UUID  # versions 17+, tag 0, ignorable
-    # High watermark the fetching replica knows; -1 when unknown, Long.MAX_VALUE when the replica
-    # does not support the feature.
+    """Log directory id of the fetching follower."""
     high_watermark: int  # versions 18+, tag 1, ignorable
+    """High watermark the fetching replica knows; -1 when unknown, Long.MAX_VALUE when the
+    replica does not support the feature."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -134,6 +152,8 @@ class FetchPartition(GeneratedStruct):
         high_watermark: int = 9223372036854775807,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.current_leader_epoch = current_leader_epoch
         self.fetch_offset = fetch_offset
@@ -180,30 +200,38 @@ class FetchTopic(GeneratedStruct):
     """Topics to fetch; in an incremental session, only the partitions added or changed since the
     last request."""
 
-    __slots__ = ("topic", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic (v4-v12).',
+        "topic_id": 'Id of the topic (v13+).',
+        "partitions": 'Partitions of the topic to fetch.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FetchTopic"
     VALID_VERSIONS = (0, 18)
 
-    # Name of the topic (v4-v12).
     topic: str  # versions 0-12, ignorable
-    # Id of the topic (v13+).
+    """Name of the topic (v4-v12)."""
     topic_id: UUID  # versions 13+, ignorable
-    # Partitions of the topic to fetch.
+    """Id of the topic (v13+)."""
     partitions: list[FetchPartition]  # versions 0+
+    """Partitions of the topic to fetch."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[FetchPartition] | None = None,
+        partitions: list[FetchPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -231,30 +259,38 @@ class FetchTopic(GeneratedStruct):
 class ForgottenTopic(GeneratedStruct):
     """Partitions to drop from an incremental fetch session."""
 
-    __slots__ = ("topic", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic (v7-v12).',
+        "topic_id": 'Id of the topic (v13+).',
+        "partitions": 'Indexes of the partitions to drop.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ForgottenTopic"
     VALID_VERSIONS = (7, 18)
 
-    # Name of the topic (v7-v12).
     topic: str  # versions 7-12, ignorable
-    # Id of the topic (v13+).
+    """Name of the topic (v7-v12)."""
     topic_id: UUID  # versions 13+, ignorable
-    # Indexes of the partitions to drop.
+    """Id of the topic (v13+)."""
     partitions: list[int]  # versions 7+
+    """Indexes of the partitions to drop."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -282,73 +318,93 @@ class ForgottenTopic(GeneratedStruct):
 class FetchRequest(GeneratedStruct):
     """Kafka's FetchRequest (request, apiKey 1), versions 0-18, flexible versions 12+."""
 
-    __slots__ = ("cluster_id", "replica_id", "replica_state", "max_wait_ms", "min_bytes", "max_bytes", "isolation_level", "session_id", "session_epoch", "topics", "forgotten_topics_data", "rack_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "cluster_id": 'Cluster id the sender expects, or null; lets a broker check metadata fetches made before it registered.',
+        "replica_id": 'Broker id of the fetching follower; -1 for a consumer.',
+        "replica_state": 'Identity of the fetching follower (v15+); absent (left at its defaults) for a consumer.',
+        "max_wait_ms": 'Longest time in milliseconds the broker may wait before answering.',
+        "min_bytes": 'How many bytes of data the broker should gather before answering early.',
+        "max_bytes": 'Upper bound on the bytes of the whole response (soft limit, see KIP-74).',
+        "isolation_level": '0 (read uncommitted) returns every record; 1 (read committed) stops at the last stable offset and lists aborted transactions so the reader can skip their records.',
+        "session_id": 'Id of the incremental fetch session this request continues; 0 for a full fetch or to open a new session.',
+        "session_epoch": 'Sequence number of this request in its fetch session: 0 opens a session, -1 closes it (or asks for a full fetch), otherwise one more than the last.',
+        "topics": 'Topics to fetch; in an incremental session, only the partitions added or changed since the last request.',
+        "forgotten_topics_data": 'Partitions to drop from an incremental fetch session.',
+        "rack_id": 'Rack of the fetching consumer, used to pick a nearby replica.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FetchRequest"
     API_KEY: int | None = 1
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 12
     VALID_VERSIONS = (0, 18)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 18)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = (0, 3)
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Cluster id the sender expects, or null; lets a broker check metadata fetches made before it
-    # registered.
     cluster_id: str | None  # versions 12+, nullable, tag 0, ignorable
-    # Broker id of the fetching follower; -1 for a consumer.
+    """Cluster id the sender expects, or null; lets a broker check metadata fetches made before
+    it registered."""
     replica_id: int  # versions 0-14
-    # Identity of the fetching follower (v15+); absent (left at its defaults) for a consumer.
+    """Broker id of the fetching follower; -1 for a consumer."""
     replica_state: ReplicaState  # versions 15+, tag 1
-    # Longest time in milliseconds the broker may wait before answering.
+    """Identity of the fetching follower (v15+); absent (left at its defaults) for a consumer."""
     max_wait_ms: int  # versions 0+
-    # How many bytes of data the broker should gather before answering early.
+    """Longest time in milliseconds the broker may wait before answering."""
     min_bytes: int  # versions 0+
-    # Upper bound on the bytes of the whole response (soft limit, see KIP-74).
+    """How many bytes of data the broker should gather before answering early."""
     max_bytes: int  # versions 3+, ignorable
-    # 0 (read uncommitted) returns every record; 1 (read committed) stops at the last stable offset
-    # and lists aborted transactions so the reader can skip their records.
+    """Upper bound on the bytes of the whole response (soft limit, see KIP-74)."""
     isolation_level: int  # versions 4+, ignorable
-    # Id of the incremental fetch session this request continues; 0 for a full fetch or to open a
-    # new session.
+    """0 (read uncommitted) returns every record; 1 (read committed) stops at the last stable
+    offset and lists aborted transactions so the reader can skip their records."""
     session_id: int  # versions 7+, ignorable
-    # Sequence number of this request in its fetch session: 0 opens a session, -1 closes it (or asks
-    # for a full fetch), otherwise one more than the last.
+    """Id of the incremental fetch session this request continues; 0 for a full fetch or to open
+    a new session."""
     session_epoch: int  # versions 7+, ignorable
-    # Topics to fetch; in an incremental session, only the partitions added or changed since the
-    # last request.
+    """Sequence number of this request in its fetch session: 0 opens a session, -1 closes it (or
+    asks for a full fetch), otherwise one more than the last."""
     topics: list[FetchTopic]  # versions 0+
-    # Partitions to drop from an incremental fetch session.
+    """Topics to fetch; in an incremental session, only the partitions added or changed since the
+    last request."""
     forgotten_topics_data: list[ForgottenTopic]  # versions 7+
-    # Rack of the fetching consumer, used to pick a nearby replica.
+    """Partitions to drop from an incremental fetch session."""
     rack_id: str  # versions 11+, ignorable
+    """Rack of the fetching consumer, used to pick a nearby replica."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         cluster_id: str | None = None,
         replica_id: int = -1,
-        replica_state: ReplicaState | None = None,
+        replica_state: ReplicaState = DEFAULT,
         max_wait_ms: int = 0,
         min_bytes: int = 0,
         max_bytes: int = 2147483647,
         isolation_level: int = 0,
         session_id: int = 0,
         session_epoch: int = -1,
-        topics: list[FetchTopic] | None = None,
-        forgotten_topics_data: list[ForgottenTopic] | None = None,
+        topics: list[FetchTopic] = DEFAULT,
+        forgotten_topics_data: list[ForgottenTopic] = DEFAULT,
         rack_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.cluster_id = cluster_id
         self.replica_id = replica_id
-        self.replica_state = ReplicaState() if replica_state is None else replica_state
+        self.replica_state = ReplicaState() if replica_state is DEFAULT else replica_state
         self.max_wait_ms = max_wait_ms
         self.min_bytes = min_bytes
         self.max_bytes = max_bytes
         self.isolation_level = isolation_level
         self.session_id = session_id
         self.session_epoch = session_epoch
-        self.topics = [] if topics is None else topics
-        self.forgotten_topics_data = [] if forgotten_topics_data is None else forgotten_topics_data
+        self.topics = [] if topics is DEFAULT else topics
+        self.forgotten_topics_data = [] if forgotten_topics_data is DEFAULT else forgotten_topics_data
         self.rack_id = rack_id
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -822,12 +878,12 @@ def _write_FetchTopic_v0_4(topic: FetchTopic, out: bytearray) -> None:
     try:
         field = "topic"
         if topic.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which FetchTopic versions 0-4 do not allow (never nullable)")
         _w.write_string(out, topic.topic)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchTopic versions 0-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -899,12 +955,12 @@ def _write_FetchTopic_v5_8(topic: FetchTopic, out: bytearray) -> None:
     try:
         field = "topic"
         if topic.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which FetchTopic versions 5-8 do not allow (never nullable)")
         _w.write_string(out, topic.topic)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchTopic versions 5-8 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -975,12 +1031,12 @@ def _write_FetchTopic_v9_11(topic: FetchTopic, out: bytearray) -> None:
     try:
         field = "topic"
         if topic.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which FetchTopic versions 9-11 do not allow (never nullable)")
         _w.write_string(out, topic.topic)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchTopic versions 9-11 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1076,7 +1132,7 @@ def _write_FetchTopic_v12(topic: FetchTopic, out: bytearray) -> None:
     try:
         field = "topic"
         if topic.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which FetchTopic version 12 does not allow (never nullable)")
         topic_utf8 = topic.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -1086,7 +1142,7 @@ def _write_FetchTopic_v12(topic: FetchTopic, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchTopic version 12 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1188,7 +1244,7 @@ def _write_FetchTopic_v13_16(topic: FetchTopic, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchTopic versions 13-16 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1312,7 +1368,7 @@ def _write_FetchTopic_v17(topic: FetchTopic, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchTopic version 17 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1442,7 +1498,7 @@ def _write_FetchTopic_v18(topic: FetchTopic, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchTopic version 18 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1506,12 +1562,12 @@ def _write_ForgottenTopic_v7_11(topic: ForgottenTopic, out: bytearray) -> None:
     try:
         field = "topic"
         if topic.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which ForgottenTopic versions 7-11 do not allow (never nullable)")
         _w.write_string(out, topic.topic)
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ForgottenTopic versions 7-11 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -1583,7 +1639,7 @@ def _write_ForgottenTopic_v12(topic: ForgottenTopic, out: bytearray) -> None:
     try:
         field = "topic"
         if topic.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which ForgottenTopic version 12 does not allow (never nullable)")
         topic_utf8 = topic.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -1593,7 +1649,7 @@ def _write_ForgottenTopic_v12(topic: ForgottenTopic, out: bytearray) -> None:
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ForgottenTopic version 12 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -1670,7 +1726,7 @@ def _write_ForgottenTopic_v13_18(topic: ForgottenTopic, out: bytearray) -> None:
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ForgottenTopic versions 13-18 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -1789,7 +1845,7 @@ def _write_FetchRequest_v0_2(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1896,7 +1952,7 @@ def _write_FetchRequest_v3(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2002,7 +2058,7 @@ def _write_FetchRequest_v4(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2107,7 +2163,7 @@ def _write_FetchRequest_v5_6(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest versions 5-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2237,7 +2293,7 @@ def _write_FetchRequest_v7_8(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest versions 7-8 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2245,7 +2301,7 @@ def _write_FetchRequest_v7_8(request: FetchRequest, out: bytearray) -> None:
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which FetchRequest versions 7-8 do not allow (never nullable)")
         else:
             _w.write_count(out, len(forgotten_topics_data_items), False)
             for forgotten_topics_data_item in forgotten_topics_data_items:
@@ -2381,7 +2437,7 @@ def _write_FetchRequest_v9_10(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest versions 9-10 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2389,7 +2445,7 @@ def _write_FetchRequest_v9_10(request: FetchRequest, out: bytearray) -> None:
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which FetchRequest versions 9-10 do not allow (never nullable)")
         else:
             _w.write_count(out, len(forgotten_topics_data_items), False)
             for forgotten_topics_data_item in forgotten_topics_data_items:
@@ -2526,7 +2582,7 @@ def _write_FetchRequest_v11(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest version 11 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2534,14 +2590,14 @@ def _write_FetchRequest_v11(request: FetchRequest, out: bytearray) -> None:
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which FetchRequest version 11 does not allow (never nullable)")
         else:
             _w.write_count(out, len(forgotten_topics_data_items), False)
             for forgotten_topics_data_item in forgotten_topics_data_items:
                 _write_ForgottenTopic_v7_11(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
-            raise EncodeError("field rack_id is null but not nullable at this version")
+            raise EncodeError("field rack_id is null, which FetchRequest version 11 does not allow (never nullable)")
         _w.write_string(out, request.rack_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -2789,7 +2845,7 @@ def _write_FetchRequest_v12(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest version 12 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -2801,7 +2857,7 @@ def _write_FetchRequest_v12(request: FetchRequest, out: bytearray) -> None:
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which FetchRequest version 12 does not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
             for forgotten_topics_data_item in forgotten_topics_data_items:
@@ -2812,7 +2868,7 @@ def _write_FetchRequest_v12(request: FetchRequest, out: bytearray) -> None:
                 _write_ForgottenTopic_v12(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
-            raise EncodeError("field rack_id is null but not nullable at this version")
+            raise EncodeError("field rack_id is null, which FetchRequest version 12 does not allow (never nullable)")
         rack_id_utf8 = request.rack_id.encode()
         if len(rack_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(rack_id_utf8) + 1)
@@ -3065,7 +3121,7 @@ def _write_FetchRequest_v13_14(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest versions 13-14 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -3077,7 +3133,7 @@ def _write_FetchRequest_v13_14(request: FetchRequest, out: bytearray) -> None:
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which FetchRequest versions 13-14 do not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
             for forgotten_topics_data_item in forgotten_topics_data_items:
@@ -3088,7 +3144,7 @@ def _write_FetchRequest_v13_14(request: FetchRequest, out: bytearray) -> None:
                 _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
-            raise EncodeError("field rack_id is null but not nullable at this version")
+            raise EncodeError("field rack_id is null, which FetchRequest versions 13-14 do not allow (never nullable)")
         rack_id_utf8 = request.rack_id.encode()
         if len(rack_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(rack_id_utf8) + 1)
@@ -3347,7 +3403,7 @@ def _write_FetchRequest_v15_16(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest versions 15-16 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -3359,7 +3415,7 @@ def _write_FetchRequest_v15_16(request: FetchRequest, out: bytearray) -> None:
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which FetchRequest versions 15-16 do not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
             for forgotten_topics_data_item in forgotten_topics_data_items:
@@ -3370,7 +3426,7 @@ def _write_FetchRequest_v15_16(request: FetchRequest, out: bytearray) -> None:
                 _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
-            raise EncodeError("field rack_id is null but not nullable at this version")
+            raise EncodeError("field rack_id is null, which FetchRequest versions 15-16 do not allow (never nullable)")
         rack_id_utf8 = request.rack_id.encode()
         if len(rack_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(rack_id_utf8) + 1)
@@ -3388,7 +3444,7 @@ def _write_FetchRequest_v15_16(request: FetchRequest, out: bytearray) -> None:
             payload = bytearray()
             field = "replica_state"
             if request.replica_state is None:
-                raise EncodeError("field replica_state is null but not nullable at this version")
+                raise EncodeError("field replica_state is null, which FetchRequest versions 15-16 do not allow (never nullable)")
             _write_ReplicaState_v15_18(request.replica_state, payload)
             tagged.append((1, payload))
         if tagged or request.unknown_tagged_fields:
@@ -3663,7 +3719,7 @@ def _write_FetchRequest_v17(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest version 17 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -3675,7 +3731,7 @@ def _write_FetchRequest_v17(request: FetchRequest, out: bytearray) -> None:
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which FetchRequest version 17 does not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
             for forgotten_topics_data_item in forgotten_topics_data_items:
@@ -3686,7 +3742,7 @@ def _write_FetchRequest_v17(request: FetchRequest, out: bytearray) -> None:
                 _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
-            raise EncodeError("field rack_id is null but not nullable at this version")
+            raise EncodeError("field rack_id is null, which FetchRequest version 17 does not allow (never nullable)")
         rack_id_utf8 = request.rack_id.encode()
         if len(rack_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(rack_id_utf8) + 1)
@@ -3704,7 +3760,7 @@ def _write_FetchRequest_v17(request: FetchRequest, out: bytearray) -> None:
             payload = bytearray()
             field = "replica_state"
             if request.replica_state is None:
-                raise EncodeError("field replica_state is null but not nullable at this version")
+                raise EncodeError("field replica_state is null, which FetchRequest version 17 does not allow (never nullable)")
             _write_ReplicaState_v15_18(request.replica_state, payload)
             tagged.append((1, payload))
         if tagged or request.unknown_tagged_fields:
@@ -3985,7 +4041,7 @@ def _write_FetchRequest_v18(request: FetchRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchRequest version 18 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -3997,7 +4053,7 @@ def _write_FetchRequest_v18(request: FetchRequest, out: bytearray) -> None:
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which FetchRequest version 18 does not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
             for forgotten_topics_data_item in forgotten_topics_data_items:
@@ -4008,7 +4064,7 @@ def _write_FetchRequest_v18(request: FetchRequest, out: bytearray) -> None:
                 _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
-            raise EncodeError("field rack_id is null but not nullable at this version")
+            raise EncodeError("field rack_id is null, which FetchRequest version 18 does not allow (never nullable)")
         rack_id_utf8 = request.rack_id.encode()
         if len(rack_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(rack_id_utf8) + 1)
@@ -4026,7 +4082,7 @@ def _write_FetchRequest_v18(request: FetchRequest, out: bytearray) -> None:
             payload = bytearray()
             field = "replica_state"
             if request.replica_state is None:
-                raise EncodeError("field replica_state is null but not nullable at this version")
+                raise EncodeError("field replica_state is null, which FetchRequest version 18 does not allow (never nullable)")
             _write_ReplicaState_v15_18(request.replica_state, payload)
             tagged.append((1, payload))
         if tagged or request.unknown_tagged_fields:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -55,16 +55,21 @@ class EpochEndOffset(GeneratedStruct):
     """Set when the fetcher's log diverges from the leader's (judged from LastFetchedEpoch and
     FetchOffset): the largest epoch both share, with its end offset."""
 
-    __slots__ = ("epoch", "end_offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "epoch": "Largest leader epoch the fetcher's log and the leader's log have in common.",
+        "end_offset": "Offset where that epoch ends in the leader's log; the fetcher truncates to it.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EpochEndOffset"
     VALID_VERSIONS = (12, 18)
 
-    # Largest leader epoch the fetcher's log and the leader's log have in common.
     epoch: int  # versions 12+
-    # Offset where that epoch ends in the leader's log; the fetcher truncates to it.
+    """Largest leader epoch the fetcher's log and the leader's log have in common."""
     end_offset: int  # versions 12+
+    """Offset where that epoch ends in the leader's log; the fetcher truncates to it."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -73,6 +78,8 @@ class EpochEndOffset(GeneratedStruct):
         end_offset: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.epoch = epoch
         self.end_offset = end_offset
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -101,16 +108,21 @@ class LeaderIdAndEpoch(GeneratedStruct):
     """The partition's leader as this broker knows it; set with NOT_LEADER_OR_FOLLOWER or
     FENCED_LEADER_EPOCH so the client need not refresh metadata."""
 
-    __slots__ = ("leader_id", "leader_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "leader_id": 'Id of the leader, or -1 when not known.',
+        "leader_epoch": 'Newest leader epoch known to the broker, -1 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderIdAndEpoch"
     VALID_VERSIONS = (12, 18)
 
-    # Id of the leader, or -1 when not known.
     leader_id: int  # versions 12+
-    # Newest leader epoch known to the broker, -1 when unknown.
+    """Id of the leader, or -1 when not known."""
     leader_epoch: int  # versions 12+
+    """Newest leader epoch known to the broker, -1 when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -119,6 +131,8 @@ class LeaderIdAndEpoch(GeneratedStruct):
         leader_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -147,17 +161,22 @@ class SnapshotId(GeneratedStruct):
     """Set when the fetch offset is below the log start offset: the snapshot to ask for with
     FetchSnapshot."""
 
-    __slots__ = ("end_offset", "epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "end_offset": 'End offset of the snapshot (exclusive): the offset the fetcher continues from after loading it.',
+        "epoch": 'Leader epoch of the last record the snapshot covers.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SnapshotId"
     VALID_VERSIONS = (12, 18)
 
-    # End offset of the snapshot (exclusive): the offset the fetcher continues from after loading
-    # it.
     end_offset: int  # versions 0+
-    # Leader epoch of the last record the snapshot covers.
+    """End offset of the snapshot (exclusive): the offset the fetcher continues from after
+    loading it."""
     epoch: int  # versions 0+
+    """Leader epoch of the last record the snapshot covers."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -166,6 +185,8 @@ class SnapshotId(GeneratedStruct):
         epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.end_offset = end_offset
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -193,17 +214,22 @@ class SnapshotId(GeneratedStruct):
 class AbortedTransaction(GeneratedStruct):
     """Transactions aborted within the returned range, for a read-committed fetch; null otherwise."""
 
-    __slots__ = ("producer_id", "first_offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "producer_id": 'Producer id that ran the aborted transaction.',
+        "first_offset": "Offset of the aborted transaction's first record; records of that producer from here up to the abort marker are skipped.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AbortedTransaction"
     VALID_VERSIONS = (4, 18)
 
-    # Producer id that ran the aborted transaction.
     producer_id: int  # versions 4+
-    # Offset of the aborted transaction's first record; records of that producer from here up to the
-    # abort marker are skipped.
+    """Producer id that ran the aborted transaction."""
     first_offset: int  # versions 4+
+    """Offset of the aborted transaction's first record; records of that producer from here up to
+    the abort marker are skipped."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -212,6 +238,8 @@ class AbortedTransaction(GeneratedStruct):
         first_offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.producer_id = producer_id
         self.first_offset = first_offset
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -239,40 +267,56 @@ class AbortedTransaction(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """One entry per partition returned."""
 
-    __slots__ = ("partition_index", "error_code", "high_watermark", "last_stable_offset", "log_start_offset", "diverging_epoch", "current_leader", "snapshot_id", "aborted_transactions", "preferred_read_replica", "records", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE, NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH.',
+        "high_watermark": 'High watermark of the partition: consumers can read up to it, since records below it are on every in-sync replica.',
+        "last_stable_offset": 'Last stable offset: every transaction that began before it is already committed or aborted.',
+        "log_start_offset": "First offset still present in the partition's log; -1 when unknown.",
+        "diverging_epoch": "Set when the fetcher's log diverges from the leader's (judged from LastFetchedEpoch and FetchOffset): the largest epoch both share, with its end offset.",
+        "current_leader": "The partition's leader as this broker knows it; set with NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH so the client need not refresh metadata.",
+        "snapshot_id": 'Set when the fetch offset is below the log start offset: the snapshot to ask for with FetchSnapshot.',
+        "aborted_transactions": 'Transactions aborted within the returned range, for a read-committed fetch; null otherwise.',
+        "preferred_read_replica": 'Broker id of the replica the consumer should fetch from next (KIP-392); -1 to keep fetching from this broker.',
+        "records": 'The fetched record batches; may end with a partial batch, which the reader drops.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 18)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE,
-    # NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # High watermark of the partition: consumers can read up to it, since records below it are on
-    # every in-sync replica.
+    """Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE,
+    NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH."""
     high_watermark: int  # versions 0+
-    # Last stable offset: every transaction that began before it is already committed or aborted.
+    """High watermark of the partition: consumers can read up to it, since records below it are
+    on every in-sync replica."""
     last_stable_offset: int  # versions 4+, ignorable
-    # First offset still present in the partition's log; -1 when unknown.
+    """Last stable offset: every transaction that began before it is already committed or
+    aborted."""
     log_start_offset: int  # versions 5+, ignorable
-    # Set when the fetcher's log diverges from the leader's (judged from LastFetchedEpoch and
-    # FetchOffset): the largest epoch both share, with its end offset.
+    """First offset still present in the partition's log; -1 when unknown."""
     diverging_epoch: EpochEndOffset  # versions 12+, tag 0
-    # The partition's leader as this broker knows it; set with NOT_LEADER_OR_FOLLOWER or
-    # FENCED_LEADER_EPOCH so the client need not refresh metadata.
+    """Set when the fetcher's log diverges from the leader's (judged from LastFetchedEpoch and
+    FetchOffset): the largest epoch both share, with its end offset."""
     current_leader: LeaderIdAndEpoch  # versions 12+, tag 1
-    # Set when the fetch offset is below the log start offset: the snapshot to ask for with
-    # FetchSnapshot.
+    """The partition's leader as this broker knows it; set with NOT_LEADER_OR_FOLLOWER or
+    FENCED_LEADER_EPOCH so the client need not refresh metadata."""
     snapshot_id: SnapshotId  # versions 12+, tag 2
-    # Transactions aborted within the returned range, for a read-committed fetch; null otherwise.
+    """Set when the fetch offset is below the log start offset: the snapshot to ask for with
+    FetchSnapshot."""
     aborted_transactions: list[AbortedTransaction] | None  # versions 4+, nullable, ignorable
-    # Broker id of the replica the consumer should fetch from next (KIP-392); -1 to keep fetching
-    # from this broker.
+    """Transactions aborted within the returned range, for a read-committed fetch; null
+    otherwise."""
     preferred_read_replica: int  # versions 11+
-    # The fetched record batches; may end with a partial batch, which the reader drops.
+    """Broker id of the replica the consumer should fetch from next (KIP-392); -1 to keep
+    fetching from this broker."""
     records: RecordsView | bytes | None  # versions 0+, nullable
+    """The fetched record batches; may end with a partial batch, which the reader drops."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -282,23 +326,25 @@ class PartitionData(GeneratedStruct):
         high_watermark: int = 0,
         last_stable_offset: int = -1,
         log_start_offset: int = -1,
-        diverging_epoch: EpochEndOffset | None = None,
-        current_leader: LeaderIdAndEpoch | None = None,
-        snapshot_id: SnapshotId | None = None,
-        aborted_transactions: list[AbortedTransaction] | None = None,
+        diverging_epoch: EpochEndOffset = DEFAULT,
+        current_leader: LeaderIdAndEpoch = DEFAULT,
+        snapshot_id: SnapshotId = DEFAULT,
+        aborted_transactions: list[AbortedTransaction] | None = DEFAULT,
         preferred_read_replica: int = -1,
         records: RecordsView | bytes | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.high_watermark = high_watermark
         self.last_stable_offset = last_stable_offset
         self.log_start_offset = log_start_offset
-        self.diverging_epoch = EpochEndOffset() if diverging_epoch is None else diverging_epoch
-        self.current_leader = LeaderIdAndEpoch() if current_leader is None else current_leader
-        self.snapshot_id = SnapshotId() if snapshot_id is None else snapshot_id
-        self.aborted_transactions = [] if aborted_transactions is None else aborted_transactions
+        self.diverging_epoch = EpochEndOffset() if diverging_epoch is DEFAULT else diverging_epoch
+        self.current_leader = LeaderIdAndEpoch() if current_leader is DEFAULT else current_leader
+        self.snapshot_id = SnapshotId() if snapshot_id is DEFAULT else snapshot_id
+        self.aborted_transactions = [] if aborted_transactions is DEFAULT else aborted_transactions
         self.preferred_read_replica = preferred_read_replica
         self.records = records
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -344,30 +390,38 @@ class PartitionData(GeneratedStruct):
 class FetchableTopicResponse(GeneratedStruct):
     """One entry per topic returned."""
 
-    __slots__ = ("topic", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic (v4-v12).',
+        "topic_id": 'Id of the topic (v13+).',
+        "partitions": 'One entry per partition returned.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FetchableTopicResponse"
     VALID_VERSIONS = (0, 18)
 
-    # Name of the topic (v4-v12).
     topic: str  # versions 0-12, ignorable
-    # Id of the topic (v13+).
+    """Name of the topic (v4-v12)."""
     topic_id: UUID  # versions 13+, ignorable
-    # One entry per partition returned.
+    """Id of the topic (v13+)."""
     partitions: list[PartitionData]  # versions 0+
+    """One entry per partition returned."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -396,20 +450,27 @@ class NodeEndpoint(GeneratedStruct):
     """Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER
     or FENCED_LEADER_EPOCH."""
 
-    __slots__ = ("node_id", "host", "port", "rack", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "node_id": 'Broker id of the node.',
+        "host": 'Host name of the node on the listener the request came in on.',
+        "port": 'Port of the node on that listener.',
+        "rack": 'Rack of the node, or null when it has none.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (16, 18)
 
-    # Broker id of the node.
     node_id: int  # versions 16+, map key
-    # Host name of the node on the listener the request came in on.
+    """Broker id of the node."""
     host: str  # versions 16+
-    # Port of the node on that listener.
+    """Host name of the node on the listener the request came in on."""
     port: int  # versions 16+
-    # Rack of the node, or null when it has none.
+    """Port of the node on that listener."""
     rack: str | None  # versions 16+, nullable
+    """Rack of the node, or null when it has none."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -420,6 +481,8 @@ class NodeEndpoint(GeneratedStruct):
         rack: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.node_id = node_id
         self.host = host
         self.port = port
@@ -453,27 +516,37 @@ class NodeEndpoint(GeneratedStruct):
 class FetchResponse(GeneratedStruct):
     """Kafka's FetchResponse (response, apiKey 1), versions 0-18, flexible versions 12+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "session_id", "responses", "node_endpoints", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request (v7+), 0 if none; for example FETCH_SESSION_ID_NOT_FOUND or INVALID_FETCH_SESSION_EPOCH.',
+        "session_id": 'Id of the fetch session, or 0 when the fetch is not part of one.',
+        "responses": 'One entry per topic returned.',
+        "node_endpoints": 'Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FetchResponse"
     API_KEY: int | None = 1
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 12
     VALID_VERSIONS = (0, 18)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 18)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Error for the whole request (v7+), 0 if none; for example FETCH_SESSION_ID_NOT_FOUND or
-    # INVALID_FETCH_SESSION_EPOCH.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 7+, ignorable
-    # Id of the fetch session, or 0 when the fetch is not part of one.
+    """Error for the whole request (v7+), 0 if none; for example FETCH_SESSION_ID_NOT_FOUND or
+    INVALID_FETCH_SESSION_EPOCH."""
     session_id: int  # versions 7+
-    # One entry per topic returned.
+    """Id of the fetch session, or 0 when the fetch is not part of one."""
     responses: list[FetchableTopicResponse]  # versions 0+
-    # Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER or
-    # FENCED_LEADER_EPOCH.
+    """One entry per topic returned."""
     node_endpoints: KeyedList[NodeEndpoint]  # versions 16+, tag 0
+    """Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER
+    or FENCED_LEADER_EPOCH."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -481,15 +554,17 @@ class FetchResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         error_code: int = 0,
         session_id: int = 0,
-        responses: list[FetchableTopicResponse] | None = None,
-        node_endpoints: list[NodeEndpoint] | None = None,
+        responses: list[FetchableTopicResponse] = DEFAULT,
+        node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.session_id = session_id
-        self.responses = [] if responses is None else responses
-        self.node_endpoints = KeyedList() if node_endpoints is None else node_endpoints if type(node_endpoints) is KeyedList else KeyedList(node_endpoints)
+        self.responses = [] if responses is DEFAULT else responses
+        self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -1215,21 +1290,21 @@ def _write_PartitionData_v12_18(data: PartitionData, out: bytearray) -> None:
             payload = bytearray()
             field = "diverging_epoch"
             if data.diverging_epoch is None:
-                raise EncodeError("field diverging_epoch is null but not nullable at this version")
+                raise EncodeError("field diverging_epoch is null, which PartitionData versions 12-18 do not allow (never nullable)")
             _write_EpochEndOffset_v12_18(data.diverging_epoch, payload)
             tagged.append((0, payload))
         if data.current_leader != LeaderIdAndEpoch():
             payload = bytearray()
             field = "current_leader"
             if data.current_leader is None:
-                raise EncodeError("field current_leader is null but not nullable at this version")
+                raise EncodeError("field current_leader is null, which PartitionData versions 12-18 do not allow (never nullable)")
             _write_LeaderIdAndEpoch_v12_18(data.current_leader, payload)
             tagged.append((1, payload))
         if data.snapshot_id != SnapshotId():
             payload = bytearray()
             field = "snapshot_id"
             if data.snapshot_id is None:
-                raise EncodeError("field snapshot_id is null but not nullable at this version")
+                raise EncodeError("field snapshot_id is null, which PartitionData versions 12-18 do not allow (never nullable)")
             _write_SnapshotId_v12_18(data.snapshot_id, payload)
             tagged.append((2, payload))
         if tagged or data.unknown_tagged_fields:
@@ -1332,12 +1407,12 @@ def _write_FetchableTopicResponse_v0_3(response: FetchableTopicResponse, out: by
     try:
         field = "topic"
         if response.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which FetchableTopicResponse versions 0-3 do not allow (never nullable)")
         _w.write_string(out, response.topic)
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchableTopicResponse versions 0-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1443,12 +1518,12 @@ def _write_FetchableTopicResponse_v4(response: FetchableTopicResponse, out: byte
     try:
         field = "topic"
         if response.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which FetchableTopicResponse version 4 does not allow (never nullable)")
         _w.write_string(out, response.topic)
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchableTopicResponse version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1553,12 +1628,12 @@ def _write_FetchableTopicResponse_v5_10(response: FetchableTopicResponse, out: b
     try:
         field = "topic"
         if response.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which FetchableTopicResponse versions 5-10 do not allow (never nullable)")
         _w.write_string(out, response.topic)
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchableTopicResponse versions 5-10 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1665,12 +1740,12 @@ def _write_FetchableTopicResponse_v11(response: FetchableTopicResponse, out: byt
     try:
         field = "topic"
         if response.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which FetchableTopicResponse version 11 does not allow (never nullable)")
         _w.write_string(out, response.topic)
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchableTopicResponse version 11 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1858,7 +1933,7 @@ def _write_FetchableTopicResponse_v12(response: FetchableTopicResponse, out: byt
     try:
         field = "topic"
         if response.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which FetchableTopicResponse version 12 does not allow (never nullable)")
         topic_utf8 = response.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -1868,7 +1943,7 @@ def _write_FetchableTopicResponse_v12(response: FetchableTopicResponse, out: byt
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchableTopicResponse version 12 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -2062,7 +2137,7 @@ def _write_FetchableTopicResponse_v13_18(response: FetchableTopicResponse, out: 
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchableTopicResponse versions 13-18 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -2156,7 +2231,7 @@ def _write_NodeEndpoint_v16_18(endpoint: NodeEndpoint, out: bytearray) -> None:
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which NodeEndpoint versions 16-18 do not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -2275,7 +2350,7 @@ def _write_FetchResponse_v0(response: FetchResponse, out: bytearray) -> None:
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which FetchResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2388,7 +2463,7 @@ def _write_FetchResponse_v1_3(response: FetchResponse, out: bytearray) -> None:
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which FetchResponse versions 1-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2525,7 +2600,7 @@ def _write_FetchResponse_v4(response: FetchResponse, out: bytearray) -> None:
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which FetchResponse version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2661,7 +2736,7 @@ def _write_FetchResponse_v5_6(response: FetchResponse, out: bytearray) -> None:
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which FetchResponse versions 5-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2793,7 +2868,7 @@ def _write_FetchResponse_v7_10(response: FetchResponse, out: bytearray) -> None:
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which FetchResponse versions 7-10 do not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2927,7 +3002,7 @@ def _write_FetchResponse_v11(response: FetchResponse, out: bytearray) -> None:
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which FetchResponse version 11 does not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -3154,7 +3229,7 @@ def _write_FetchResponse_v12(response: FetchResponse, out: bytearray) -> None:
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which FetchResponse version 12 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -3384,7 +3459,7 @@ def _write_FetchResponse_v13_15(response: FetchResponse, out: bytearray) -> None
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which FetchResponse versions 13-15 do not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -3697,7 +3772,7 @@ def _write_FetchResponse_v16_18(response: FetchResponse, out: bytearray) -> None
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which FetchResponse versions 16-18 do not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -3713,7 +3788,7 @@ def _write_FetchResponse_v16_18(response: FetchResponse, out: bytearray) -> None
             field = "node_endpoints[]"
             node_endpoints_items = response.node_endpoints
             if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null but not nullable at this version")
+                    raise EncodeError("field node_endpoints is null, which FetchResponse versions 16-18 do not allow (never nullable)")
             elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(node_endpoints_items) + 1)
                 for node_endpoints_item in node_endpoints_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -35,16 +35,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class SnapshotId(GeneratedStruct):
     """Which snapshot to fetch, as named by the leader's Fetch answer."""
 
-    __slots__ = ("end_offset", "epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "end_offset": 'End offset (exclusive) of the snapshot.',
+        "epoch": 'Leader epoch of the last record the snapshot covers.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SnapshotId"
     VALID_VERSIONS = (0, 1)
 
-    # End offset (exclusive) of the snapshot.
     end_offset: int  # versions 0+
-    # Leader epoch of the last record the snapshot covers.
+    """End offset (exclusive) of the snapshot."""
     epoch: int  # versions 0+
+    """Leader epoch of the last record the snapshot covers."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +58,8 @@ class SnapshotId(GeneratedStruct):
         epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.end_offset = end_offset
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -80,36 +87,46 @@ class SnapshotId(GeneratedStruct):
 class PartitionSnapshot(GeneratedStruct):
     """Partitions of the topic to fetch a snapshot of."""
 
-    __slots__ = ("partition", "current_leader_epoch", "snapshot_id", "position", "replica_directory_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within the topic.',
+        "current_leader_epoch": 'Leader epoch the fetcher knows, so a stale leader can be detected; -1 when unknown.',
+        "snapshot_id": "Which snapshot to fetch, as named by the leader's Fetch answer.",
+        "position": 'Byte position in the snapshot to continue from; 0 for the first chunk.',
+        "replica_directory_id": "Directory id of the fetching replica's metadata log directory.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionSnapshot"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Leader epoch the fetcher knows, so a stale leader can be detected; -1 when unknown.
+    """Index of the partition within the topic."""
     current_leader_epoch: int  # versions 0+
-    # Which snapshot to fetch, as named by the leader's Fetch answer.
+    """Leader epoch the fetcher knows, so a stale leader can be detected; -1 when unknown."""
     snapshot_id: SnapshotId  # versions 0+
-    # Byte position in the snapshot to continue from; 0 for the first chunk.
+    """Which snapshot to fetch, as named by the leader's Fetch answer."""
     position: int  # versions 0+
-    # Directory id of the fetching replica's metadata log directory.
+    """Byte position in the snapshot to continue from; 0 for the first chunk."""
     replica_directory_id: UUID  # versions 1+, tag 0, ignorable
+    """Directory id of the fetching replica's metadata log directory."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         partition: int = 0,
         current_leader_epoch: int = 0,
-        snapshot_id: SnapshotId | None = None,
+        snapshot_id: SnapshotId = DEFAULT,
         position: int = 0,
         replica_directory_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.current_leader_epoch = current_leader_epoch
-        self.snapshot_id = SnapshotId() if snapshot_id is None else snapshot_id
+        self.snapshot_id = SnapshotId() if snapshot_id is DEFAULT else snapshot_id
         self.position = position
         self.replica_directory_id = replica_directory_id
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -143,26 +160,33 @@ class PartitionSnapshot(GeneratedStruct):
 class TopicSnapshot(GeneratedStruct):
     """Raft topics to fetch snapshots of (in practice only __cluster_metadata)."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the Raft topic.',
+        "partitions": 'Partitions of the topic to fetch a snapshot of.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicSnapshot"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the Raft topic.
     name: str  # versions 0+
-    # Partitions of the topic to fetch a snapshot of.
+    """Name of the Raft topic."""
     partitions: list[PartitionSnapshot]  # versions 0+
+    """Partitions of the topic to fetch a snapshot of."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[PartitionSnapshot] | None = None,
+        partitions: list[PartitionSnapshot] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -188,23 +212,33 @@ class TopicSnapshot(GeneratedStruct):
 class FetchSnapshotRequest(GeneratedStruct):
     """Kafka's FetchSnapshotRequest (request, apiKey 59), versions 0-1, flexible versions 0+."""
 
-    __slots__ = ("cluster_id", "replica_id", "max_bytes", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "cluster_id": 'Cluster id the sender expects, or null; a leader of another cluster refuses the request.',
+        "replica_id": 'Replica id of the fetching node; -1 when it is not a replica (an observer without an id).',
+        "max_bytes": 'Most snapshot bytes to return in the whole response.',
+        "topics": 'Raft topics to fetch snapshots of (in practice only __cluster_metadata).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FetchSnapshotRequest"
     API_KEY: int | None = 59
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller"})
 
-    # Cluster id the sender expects, or null; a leader of another cluster refuses the request.
     cluster_id: str | None  # versions 0+, nullable, tag 0
-    # Replica id of the fetching node; -1 when it is not a replica (an observer without an id).
+    """Cluster id the sender expects, or null; a leader of another cluster refuses the request."""
     replica_id: int  # versions 0+
-    # Most snapshot bytes to return in the whole response.
+    """Replica id of the fetching node; -1 when it is not a replica (an observer without an id)."""
     max_bytes: int  # versions 0+
-    # Raft topics to fetch snapshots of (in practice only __cluster_metadata).
+    """Most snapshot bytes to return in the whole response."""
     topics: list[TopicSnapshot]  # versions 0+
+    """Raft topics to fetch snapshots of (in practice only __cluster_metadata)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -212,13 +246,15 @@ class FetchSnapshotRequest(GeneratedStruct):
         cluster_id: str | None = None,
         replica_id: int = -1,
         max_bytes: int = 2147483647,
-        topics: list[TopicSnapshot] | None = None,
+        topics: list[TopicSnapshot] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.cluster_id = cluster_id
         self.replica_id = replica_id
         self.max_bytes = max_bytes
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -324,7 +360,7 @@ def _write_PartitionSnapshot_v0(snapshot: PartitionSnapshot, out: bytearray) -> 
         out += _pack_PartitionSnapshot_partition_current_leader_epoch(snapshot.partition, snapshot.current_leader_epoch)
         field = "snapshot_id"
         if snapshot.snapshot_id is None:
-            raise EncodeError("field snapshot_id is null but not nullable at this version")
+            raise EncodeError("field snapshot_id is null, which PartitionSnapshot version 0 does not allow (never nullable)")
         _write_SnapshotId_v0_1(snapshot.snapshot_id, out)
         field = "position"
         out += _pack_PartitionSnapshot_position(snapshot.position)
@@ -403,7 +439,7 @@ def _write_PartitionSnapshot_v1(snapshot: PartitionSnapshot, out: bytearray) -> 
         out += _pack_PartitionSnapshot_partition_current_leader_epoch(snapshot.partition, snapshot.current_leader_epoch)
         field = "snapshot_id"
         if snapshot.snapshot_id is None:
-            raise EncodeError("field snapshot_id is null but not nullable at this version")
+            raise EncodeError("field snapshot_id is null, which PartitionSnapshot version 1 does not allow (never nullable)")
         _write_SnapshotId_v0_1(snapshot.snapshot_id, out)
         field = "position"
         out += _pack_PartitionSnapshot_position(snapshot.position)
@@ -514,7 +550,7 @@ def _write_TopicSnapshot_v0(snapshot: TopicSnapshot, out: bytearray) -> None:
     try:
         field = "name"
         if snapshot.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicSnapshot version 0 does not allow (never nullable)")
         name_utf8 = snapshot.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -524,7 +560,7 @@ def _write_TopicSnapshot_v0(snapshot: TopicSnapshot, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = snapshot.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicSnapshot version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -658,7 +694,7 @@ def _write_TopicSnapshot_v1(snapshot: TopicSnapshot, out: bytearray) -> None:
     try:
         field = "name"
         if snapshot.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicSnapshot version 1 does not allow (never nullable)")
         name_utf8 = snapshot.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -668,7 +704,7 @@ def _write_TopicSnapshot_v1(snapshot: TopicSnapshot, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = snapshot.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicSnapshot version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -854,7 +890,7 @@ def _write_FetchSnapshotRequest_v0(request: FetchSnapshotRequest, out: bytearray
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchSnapshotRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1072,7 +1108,7 @@ def _write_FetchSnapshotRequest_v1(request: FetchSnapshotRequest, out: bytearray
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchSnapshotRequest version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -39,16 +39,21 @@ _pack_FetchSnapshotResponse_throttle_time_ms_error_code = struct.Struct(">ih").p
 class SnapshotId(GeneratedStruct):
     """The snapshot the chunk belongs to."""
 
-    __slots__ = ("end_offset", "epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "end_offset": 'End offset (exclusive) of the snapshot.',
+        "epoch": 'Leader epoch of the last record the snapshot covers.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SnapshotId"
     VALID_VERSIONS = (0, 1)
 
-    # End offset (exclusive) of the snapshot.
     end_offset: int  # versions 0+
-    # Leader epoch of the last record the snapshot covers.
+    """End offset (exclusive) of the snapshot."""
     epoch: int  # versions 0+
+    """Leader epoch of the last record the snapshot covers."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -57,6 +62,8 @@ class SnapshotId(GeneratedStruct):
         epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.end_offset = end_offset
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -84,16 +91,21 @@ class SnapshotId(GeneratedStruct):
 class LeaderIdAndEpoch(GeneratedStruct):
     """The partition's leader as the answering node knows it."""
 
-    __slots__ = ("leader_id", "leader_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "leader_id": 'Replica id of the leader, or -1 when unknown.',
+        "leader_epoch": 'Newest leader epoch the answering node knows.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderIdAndEpoch"
     VALID_VERSIONS = (0, 1)
 
-    # Replica id of the leader, or -1 when unknown.
     leader_id: int  # versions 0+
-    # Newest leader epoch the answering node knows.
+    """Replica id of the leader, or -1 when unknown."""
     leader_epoch: int  # versions 0+
+    """Newest leader epoch the answering node knows."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -102,6 +114,8 @@ class LeaderIdAndEpoch(GeneratedStruct):
         leader_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -129,44 +143,56 @@ class LeaderIdAndEpoch(GeneratedStruct):
 class PartitionSnapshot(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = ("index", "error_code", "snapshot_id", "current_leader", "size_", "position", "unaligned_records", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example SNAPSHOT_NOT_FOUND, POSITION_OUT_OF_RANGE or FENCED_LEADER_EPOCH.',
+        "snapshot_id": 'The snapshot the chunk belongs to.',
+        "current_leader": "The partition's leader as the answering node knows it.",
+        "size_": 'Total size of the snapshot in bytes.',
+        "position": 'Byte position in the snapshot of the first byte of UnalignedRecords.',
+        "unaligned_records": "The chunk's bytes, cut from the snapshot file without regard to record batch boundaries.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionSnapshot"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within the topic.
     index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example SNAPSHOT_NOT_FOUND,
-    # POSITION_OUT_OF_RANGE or FENCED_LEADER_EPOCH.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # The snapshot the chunk belongs to.
+    """Outcome for this partition, 0 on success; for example SNAPSHOT_NOT_FOUND,
+    POSITION_OUT_OF_RANGE or FENCED_LEADER_EPOCH."""
     snapshot_id: SnapshotId  # versions 0+
-    # The partition's leader as the answering node knows it.
+    """The snapshot the chunk belongs to."""
     current_leader: LeaderIdAndEpoch  # versions 0+, tag 0
-    # Total size of the snapshot in bytes.
+    """The partition's leader as the answering node knows it."""
     size_: int  # versions 0+
-    # Byte position in the snapshot of the first byte of UnalignedRecords.
+    """Total size of the snapshot in bytes."""
     position: int  # versions 0+
-    # The chunk's bytes, cut from the snapshot file without regard to record batch boundaries.
+    """Byte position in the snapshot of the first byte of UnalignedRecords."""
     unaligned_records: RecordsView | bytes  # versions 0+
+    """The chunk's bytes, cut from the snapshot file without regard to record batch boundaries."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         index: int = 0,
         error_code: int = 0,
-        snapshot_id: SnapshotId | None = None,
-        current_leader: LeaderIdAndEpoch | None = None,
+        snapshot_id: SnapshotId = DEFAULT,
+        current_leader: LeaderIdAndEpoch = DEFAULT,
         size_: int = 0,
         position: int = 0,
         unaligned_records: RecordsView | bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.index = index
         self.error_code = error_code
-        self.snapshot_id = SnapshotId() if snapshot_id is None else snapshot_id
-        self.current_leader = LeaderIdAndEpoch() if current_leader is None else current_leader
+        self.snapshot_id = SnapshotId() if snapshot_id is DEFAULT else snapshot_id
+        self.current_leader = LeaderIdAndEpoch() if current_leader is DEFAULT else current_leader
         self.size_ = size_
         self.position = position
         self.unaligned_records = unaligned_records
@@ -205,26 +231,33 @@ class PartitionSnapshot(GeneratedStruct):
 class TopicSnapshot(GeneratedStruct):
     """Results by Raft topic (in practice only __cluster_metadata)."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the Raft topic.',
+        "partitions": 'Result for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicSnapshot"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the Raft topic.
     name: str  # versions 0+
-    # Result for each partition of the topic.
+    """Name of the Raft topic."""
     partitions: list[PartitionSnapshot]  # versions 0+
+    """Result for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[PartitionSnapshot] | None = None,
+        partitions: list[PartitionSnapshot] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -250,18 +283,24 @@ class TopicSnapshot(GeneratedStruct):
 class NodeEndpoint(GeneratedStruct):
     """Endpoints of the leaders named in the partition results."""
 
-    __slots__ = ("node_id", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "node_id": 'Replica id of the node these endpoints belong to.',
+        "host": 'Host name or IP address of the node.',
+        "port": 'TCP port of the node.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (1, 1)
 
-    # Replica id of the node these endpoints belong to.
     node_id: int  # versions 1+, map key
-    # Host name or IP address of the node.
+    """Replica id of the node these endpoints belong to."""
     host: str  # versions 1+
-    # TCP port of the node.
+    """Host name or IP address of the node."""
     port: int  # versions 1+
+    """TCP port of the node."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -271,6 +310,8 @@ class NodeEndpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.node_id = node_id
         self.host = host
         self.port = port
@@ -301,37 +342,48 @@ class NodeEndpoint(GeneratedStruct):
 class FetchSnapshotResponse(GeneratedStruct):
     """Kafka's FetchSnapshotResponse (response, apiKey 59), versions 0-1, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "topics", "node_endpoints", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.',
+        "topics": 'Results by Raft topic (in practice only __cluster_metadata).',
+        "node_endpoints": 'Endpoints of the leaders named in the partition results.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FetchSnapshotResponse"
     API_KEY: int | None = 59
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+, ignorable
-    # Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Results by Raft topic (in practice only __cluster_metadata).
+    """Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID."""
     topics: list[TopicSnapshot]  # versions 0+
-    # Endpoints of the leaders named in the partition results.
+    """Results by Raft topic (in practice only __cluster_metadata)."""
     node_endpoints: KeyedList[NodeEndpoint]  # versions 1+, tag 0
+    """Endpoints of the leaders named in the partition results."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        topics: list[TopicSnapshot] | None = None,
-        node_endpoints: list[NodeEndpoint] | None = None,
+        topics: list[TopicSnapshot] = DEFAULT,
+        node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.topics = [] if topics is None else topics
-        self.node_endpoints = KeyedList() if node_endpoints is None else node_endpoints if type(node_endpoints) is KeyedList else KeyedList(node_endpoints)
+        self.topics = [] if topics is DEFAULT else topics
+        self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -531,13 +583,13 @@ def _write_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot, out: bytearray) -
         out += _pack_PartitionSnapshot_index_error_code(snapshot.index, snapshot.error_code)
         field = "snapshot_id"
         if snapshot.snapshot_id is None:
-            raise EncodeError("field snapshot_id is null but not nullable at this version")
+            raise EncodeError("field snapshot_id is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)")
         _write_SnapshotId_v0_1(snapshot.snapshot_id, out)
         field = "size_, position"
         out += _pack_PartitionSnapshot_size__position(snapshot.size_, snapshot.position)
         field = "unaligned_records"
         if snapshot.unaligned_records is None:
-            raise EncodeError("field unaligned_records is null but not nullable at this version")
+            raise EncodeError("field unaligned_records is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)")
         _w.write_records(out, snapshot.unaligned_records, True)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -545,7 +597,7 @@ def _write_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot, out: bytearray) -
             payload = bytearray()
             field = "current_leader"
             if snapshot.current_leader is None:
-                raise EncodeError("field current_leader is null but not nullable at this version")
+                raise EncodeError("field current_leader is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)")
             _write_LeaderIdAndEpoch_v0_1(snapshot.current_leader, payload)
             tagged.append((0, payload))
         if tagged or snapshot.unknown_tagged_fields:
@@ -698,7 +750,7 @@ def _write_TopicSnapshot_v0_1(snapshot: TopicSnapshot, out: bytearray) -> None:
     try:
         field = "name"
         if snapshot.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
         name_utf8 = snapshot.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -708,7 +760,7 @@ def _write_TopicSnapshot_v0_1(snapshot: TopicSnapshot, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = snapshot.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -787,7 +839,7 @@ def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which NodeEndpoint version 1 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -981,7 +1033,7 @@ def _write_FetchSnapshotResponse_v0(response: FetchSnapshotResponse, out: bytear
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchSnapshotResponse version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1249,7 +1301,7 @@ def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytear
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1265,7 +1317,7 @@ def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytear
             field = "node_endpoints[]"
             node_endpoints_items = response.node_endpoints
             if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null but not nullable at this version")
+                    raise EncodeError("field node_endpoints is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
             elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(node_endpoints_items) + 1)
                 for node_endpoints_item in node_endpoints_items:

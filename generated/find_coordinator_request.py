@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,34 +26,45 @@ _pack_FindCoordinatorRequest_key_type = struct.Struct(">b").pack
 class FindCoordinatorRequest(GeneratedStruct):
     """Kafka's FindCoordinatorRequest (request, apiKey 10), versions 0-6, flexible versions 3+."""
 
-    __slots__ = ("key", "key_type", "coordinator_keys", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'Group id or transactional id whose coordinator is wanted (v0-v3).',
+        "key_type": 'What kind of key: 0 group, 1 transaction, 2 share.',
+        "coordinator_keys": 'Group ids, transactional ids or share-partition keys whose coordinators are wanted (v4+), all of KeyType.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FindCoordinatorRequest"
     API_KEY: int | None = 10
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 6)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 6)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Group id or transactional id whose coordinator is wanted (v0-v3).
     key: str  # versions 0-3
-    # What kind of key: 0 group, 1 transaction, 2 share.
+    """Group id or transactional id whose coordinator is wanted (v0-v3)."""
     key_type: int  # versions 1+
-    # Group ids, transactional ids or share-partition keys whose coordinators are wanted (v4+), all
-    # of KeyType.
+    """What kind of key: 0 group, 1 transaction, 2 share."""
     coordinator_keys: list[str]  # versions 4+
+    """Group ids, transactional ids or share-partition keys whose coordinators are wanted (v4+),
+    all of KeyType."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         key: str = '',
         key_type: int = 0,
-        coordinator_keys: list[str] | None = None,
+        coordinator_keys: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.key_type = key_type
-        self.coordinator_keys = [] if coordinator_keys is None else coordinator_keys
+        self.coordinator_keys = [] if coordinator_keys is DEFAULT else coordinator_keys
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -106,7 +117,7 @@ def _write_FindCoordinatorRequest_v0(request: FindCoordinatorRequest, out: bytea
     try:
         field = "key"
         if request.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which FindCoordinatorRequest version 0 does not allow (never nullable)")
         _w.write_string(out, request.key)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -145,7 +156,7 @@ def _write_FindCoordinatorRequest_v1_2(request: FindCoordinatorRequest, out: byt
     try:
         field = "key"
         if request.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which FindCoordinatorRequest versions 1-2 do not allow (never nullable)")
         _w.write_string(out, request.key)
         field = "key_type"
         out += _pack_FindCoordinatorRequest_key_type(request.key_type)
@@ -200,7 +211,7 @@ def _write_FindCoordinatorRequest_v3(request: FindCoordinatorRequest, out: bytea
     try:
         field = "key"
         if request.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which FindCoordinatorRequest version 3 does not allow (never nullable)")
         key_utf8 = request.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)
@@ -281,7 +292,7 @@ def _write_FindCoordinatorRequest_v4_6(request: FindCoordinatorRequest, out: byt
         field = "coordinator_keys"
         coordinator_keys_items = request.coordinator_keys
         if coordinator_keys_items is None:
-            raise EncodeError("field coordinator_keys is null but not nullable at this version")
+                raise EncodeError("field coordinator_keys is null, which FindCoordinatorRequest versions 4-6 do not allow (never nullable)")
         elif len(coordinator_keys_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(coordinator_keys_items) + 1)
             for coordinator_keys_item in coordinator_keys_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -38,25 +38,34 @@ _pack_FindCoordinatorResponse_throttle_time_ms = struct.Struct(">i").pack
 class Coordinator(GeneratedStruct):
     """One result per requested key."""
 
-    __slots__ = ("key", "node_id", "host", "port", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'The requested key this result answers.',
+        "node_id": "Broker id of the key's coordinator; -1 on error.",
+        "host": 'Host name of the coordinator.',
+        "port": 'TCP port of the coordinator.',
+        "error_code": 'Outcome for this key, 0 on success; for example COORDINATOR_NOT_AVAILABLE or TRANSACTIONAL_ID_AUTHORIZATION_FAILED.',
+        "error_message": 'Text of the error, or null on success.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Coordinator"
     VALID_VERSIONS = (4, 6)
 
-    # The requested key this result answers.
     key: str  # versions 4+
-    # Broker id of the key's coordinator; -1 on error.
+    """The requested key this result answers."""
     node_id: int  # versions 4+
-    # Host name of the coordinator.
+    """Broker id of the key's coordinator; -1 on error."""
     host: str  # versions 4+
-    # TCP port of the coordinator.
+    """Host name of the coordinator."""
     port: int  # versions 4+
-    # Outcome for this key, 0 on success; for example COORDINATOR_NOT_AVAILABLE or
-    # TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
+    """TCP port of the coordinator."""
     error_code: int  # versions 4+
-    # Text of the error, or null on success.
+    """Outcome for this key, 0 on success; for example COORDINATOR_NOT_AVAILABLE or
+    TRANSACTIONAL_ID_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 4+, nullable, ignorable
+    """Text of the error, or null on success."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -69,6 +78,8 @@ class Coordinator(GeneratedStruct):
         error_message: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.node_id = node_id
         self.host = host
@@ -108,30 +119,42 @@ class Coordinator(GeneratedStruct):
 class FindCoordinatorResponse(GeneratedStruct):
     """Kafka's FindCoordinatorResponse (response, apiKey 10), versions 0-6, flexible versions 3+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "node_id", "host", "port", "coordinators", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome of the lookup (v0-v3), 0 on success; for example COORDINATOR_NOT_AVAILABLE or GROUP_AUTHORIZATION_FAILED.',
+        "error_message": 'Text of the error, or null on success.',
+        "node_id": 'Broker id of the coordinator (v0-v3); -1 on error.',
+        "host": 'Host name of the coordinator (v0-v3).',
+        "port": 'Port of the coordinator (v0-v3).',
+        "coordinators": 'One result per requested key.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FindCoordinatorResponse"
     API_KEY: int | None = 10
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 6)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 6)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Outcome of the lookup (v0-v3), 0 on success; for example COORDINATOR_NOT_AVAILABLE or
-    # GROUP_AUTHORIZATION_FAILED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0-3
-    # Text of the error, or null on success.
+    """Outcome of the lookup (v0-v3), 0 on success; for example COORDINATOR_NOT_AVAILABLE or
+    GROUP_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 1-3, nullable, ignorable
-    # Broker id of the coordinator (v0-v3); -1 on error.
+    """Text of the error, or null on success."""
     node_id: int  # versions 0-3
-    # Host name of the coordinator (v0-v3).
+    """Broker id of the coordinator (v0-v3); -1 on error."""
     host: str  # versions 0-3
-    # Port of the coordinator (v0-v3).
+    """Host name of the coordinator (v0-v3)."""
     port: int  # versions 0-3
-    # One result per requested key.
+    """Port of the coordinator (v0-v3)."""
     coordinators: list[Coordinator]  # versions 4+
+    """One result per requested key."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -142,16 +165,18 @@ class FindCoordinatorResponse(GeneratedStruct):
         node_id: int = 0,
         host: str = '',
         port: int = 0,
-        coordinators: list[Coordinator] | None = None,
+        coordinators: list[Coordinator] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
         self.node_id = node_id
         self.host = host
         self.port = port
-        self.coordinators = [] if coordinators is None else coordinators
+        self.coordinators = [] if coordinators is DEFAULT else coordinators
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -254,7 +279,7 @@ def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray) -> None:
     try:
         field = "key"
         if coordinator.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which Coordinator versions 4-6 do not allow (never nullable)")
         key_utf8 = coordinator.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)
@@ -265,7 +290,7 @@ def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray) -> None:
         out += _pack_Coordinator_node_id(coordinator.node_id)
         field = "host"
         if coordinator.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Coordinator versions 4-6 do not allow (never nullable)")
         host_utf8 = coordinator.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -331,7 +356,7 @@ def _write_FindCoordinatorResponse_v0(response: FindCoordinatorResponse, out: by
         out += _pack_FindCoordinatorResponse_error_code_node_id(response.error_code, response.node_id)
         field = "host"
         if response.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which FindCoordinatorResponse version 0 does not allow (never nullable)")
         _w.write_string(out, response.host)
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
@@ -386,7 +411,7 @@ def _write_FindCoordinatorResponse_v1_2(response: FindCoordinatorResponse, out: 
         out += _pack_FindCoordinatorResponse_node_id(response.node_id)
         field = "host"
         if response.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which FindCoordinatorResponse versions 1-2 do not allow (never nullable)")
         _w.write_string(out, response.host)
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
@@ -469,7 +494,7 @@ def _write_FindCoordinatorResponse_v3(response: FindCoordinatorResponse, out: by
         out += _pack_FindCoordinatorResponse_node_id(response.node_id)
         field = "host"
         if response.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which FindCoordinatorResponse version 3 does not allow (never nullable)")
         host_utf8 = response.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -618,7 +643,7 @@ def _write_FindCoordinatorResponse_v4_6(response: FindCoordinatorResponse, out: 
         field = "coordinators[]"
         coordinators_items = response.coordinators
         if coordinators_items is None:
-            raise EncodeError("field coordinators is null but not nullable at this version")
+                raise EncodeError("field coordinators is null, which FindCoordinatorResponse versions 4-6 do not allow (never nullable)")
         elif len(coordinators_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(coordinators_items) + 1)
             for coordinators_item in coordinators_items:

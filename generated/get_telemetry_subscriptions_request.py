@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -25,17 +25,24 @@ class GetTelemetrySubscriptionsRequest(GeneratedStruct):
     """Kafka's GetTelemetrySubscriptionsRequest (request, apiKey 71), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("client_instance_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "client_instance_id": "Instance id the broker gave this client; all zeros on the client's first request.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "GetTelemetrySubscriptionsRequest"
     API_KEY: int | None = 71
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Instance id the broker gave this client; all zeros on the client's first request.
     client_instance_id: UUID  # versions 0+
+    """Instance id the broker gave this client; all zeros on the client's first request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -43,6 +50,8 @@ class GetTelemetrySubscriptionsRequest(GeneratedStruct):
         client_instance_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.client_instance_id = client_instance_id
         self.unknown_tagged_fields = unknown_tagged_fields
 

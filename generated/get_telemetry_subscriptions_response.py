@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -36,33 +36,48 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
     """Kafka's GetTelemetrySubscriptionsResponse (response, apiKey 71), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "client_instance_id", "subscription_id", "accepted_compression_types", "push_interval_ms", "telemetry_max_bytes", "delta_temporality", "requested_metrics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 when the subscription could be returned; otherwise the client retries later.',
+        "client_instance_id": 'The instance id the broker assigns when the request carried all zeros; otherwise all zeros.',
+        "subscription_id": 'Identifies the subscription set that now applies to this client instance.',
+        "accepted_compression_types": 'Compression codecs the broker takes for PushTelemetry payloads.',
+        "push_interval_ms": 'Milliseconds between pushes: the shortest interval among the matching subscriptions.',
+        "telemetry_max_bytes": 'Largest metrics payload, in bytes, the broker takes in one PushTelemetry request.',
+        "delta_temporality": 'True to push counters as deltas, false to push cumulative values.',
+        "requested_metrics": 'Metric name prefixes to push; an empty array means none, a single empty string means all.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "GetTelemetrySubscriptionsResponse"
     API_KEY: int | None = 71
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 when the subscription could be returned; otherwise the client retries later.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # The instance id the broker assigns when the request carried all zeros; otherwise all zeros.
+    """Outcome, 0 when the subscription could be returned; otherwise the client retries later."""
     client_instance_id: UUID  # versions 0+
-    # Identifies the subscription set that now applies to this client instance.
+    """The instance id the broker assigns when the request carried all zeros; otherwise all
+    zeros."""
     subscription_id: int  # versions 0+
-    # Compression codecs the broker takes for PushTelemetry payloads.
+    """Identifies the subscription set that now applies to this client instance."""
     accepted_compression_types: list[int]  # versions 0+
-    # Milliseconds between pushes: the shortest interval among the matching subscriptions.
+    """Compression codecs the broker takes for PushTelemetry payloads."""
     push_interval_ms: int  # versions 0+
-    # Largest metrics payload, in bytes, the broker takes in one PushTelemetry request.
+    """Milliseconds between pushes: the shortest interval among the matching subscriptions."""
     telemetry_max_bytes: int  # versions 0+
-    # True to push counters as deltas, false to push cumulative values.
+    """Largest metrics payload, in bytes, the broker takes in one PushTelemetry request."""
     delta_temporality: bool  # versions 0+
-    # Metric name prefixes to push; an empty array means none, a single empty string means all.
+    """True to push counters as deltas, false to push cumulative values."""
     requested_metrics: list[str]  # versions 0+
+    """Metric name prefixes to push; an empty array means none, a single empty string means all."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -71,22 +86,24 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
         error_code: int = 0,
         client_instance_id: UUID = _ZERO_UUID,
         subscription_id: int = 0,
-        accepted_compression_types: list[int] | None = None,
+        accepted_compression_types: list[int] = DEFAULT,
         push_interval_ms: int = 0,
         telemetry_max_bytes: int = 0,
         delta_temporality: bool = False,
-        requested_metrics: list[str] | None = None,
+        requested_metrics: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.client_instance_id = client_instance_id
         self.subscription_id = subscription_id
-        self.accepted_compression_types = [] if accepted_compression_types is None else accepted_compression_types
+        self.accepted_compression_types = [] if accepted_compression_types is DEFAULT else accepted_compression_types
         self.push_interval_ms = push_interval_ms
         self.telemetry_max_bytes = telemetry_max_bytes
         self.delta_temporality = delta_temporality
-        self.requested_metrics = [] if requested_metrics is None else requested_metrics
+        self.requested_metrics = [] if requested_metrics is DEFAULT else requested_metrics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -201,7 +218,7 @@ def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscripti
         field = "accepted_compression_types"
         accepted_compression_types_items = response.accepted_compression_types
         if accepted_compression_types_items is None:
-            raise EncodeError("field accepted_compression_types is null but not nullable at this version")
+                raise EncodeError("field accepted_compression_types is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
         elif len(accepted_compression_types_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(accepted_compression_types_items) + 1)
             out += _pack_int8s[len(accepted_compression_types_items)](*accepted_compression_types_items)
@@ -213,7 +230,7 @@ def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscripti
         field = "requested_metrics"
         requested_metrics_items = response.requested_metrics
         if requested_metrics_items is None:
-            raise EncodeError("field requested_metrics is null but not nullable at this version")
+                raise EncodeError("field requested_metrics is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
         elif len(requested_metrics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(requested_metrics_items) + 1)
             for requested_metrics_item in requested_metrics_items:

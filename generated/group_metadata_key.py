@@ -15,23 +15,29 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class GroupMetadataKey(GeneratedStruct):
     """Kafka's GroupMetadataKey (coordinator-key, apiKey 2), versions 0, flexible versions none."""
 
-    __slots__ = ("group", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group": 'Id of the classic group the value describes.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "GroupMetadataKey"
     API_KEY: int | None = 2
     MESSAGE_TYPE = "coordinator-key"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the classic group the value describes.
     group: str  # version 0
+    """Id of the classic group the value describes."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -39,6 +45,8 @@ class GroupMetadataKey(GeneratedStruct):
         group: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group = group
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -83,7 +91,7 @@ def _write_GroupMetadataKey_v0(key: GroupMetadataKey, out: bytearray) -> None:
     try:
         field = "group"
         if key.group is None:
-            raise EncodeError("field group is null but not nullable at this version")
+            raise EncodeError("field group is null, which GroupMetadataKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.group)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,29 +32,41 @@ _pack_GroupMetadataValue_current_state_timestamp = struct.Struct(">q").pack
 class MemberMetadata(GeneratedStruct):
     """The MemberMetadata structure of GroupMetadataValue."""
 
-    __slots__ = ("member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_id": 'Member id the coordinator gave the member.',
+        "group_instance_id": 'Static membership instance id, or null.',
+        "client_id": 'Client id of the member.',
+        "client_host": 'Host the member connects from.',
+        "rebalance_timeout": 'How long the group waits for this member to rejoin during a rebalance (ms); -1 when the record (v0) does not say.',
+        "session_timeout": 'Milliseconds without a heartbeat after which the member is dropped.',
+        "subscription": "The member's metadata for the chosen protocol (for consumers, a ConsumerProtocolSubscription).",
+        "assignment": 'The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "MemberMetadata"
     VALID_VERSIONS = (0, 4)
 
-    # Member id the coordinator gave the member.
     member_id: str  # versions 0+
-    # Static membership instance id, or null.
+    """Member id the coordinator gave the member."""
     group_instance_id: str | None  # versions 3+, nullable, ignorable
-    # Client id of the member.
+    """Static membership instance id, or null."""
     client_id: str  # versions 0+
-    # Host the member connects from.
+    """Client id of the member."""
     client_host: str  # versions 0+
-    # How long the group waits for this member to rejoin during a rebalance (ms); -1 when the record
-    # (v0) does not say.
+    """Host the member connects from."""
     rebalance_timeout: int  # versions 1+, ignorable
-    # Milliseconds without a heartbeat after which the member is dropped.
+    """How long the group waits for this member to rejoin during a rebalance (ms); -1 when the
+    record (v0) does not say."""
     session_timeout: int  # versions 0+
-    # The member's metadata for the chosen protocol (for consumers, a ConsumerProtocolSubscription).
+    """Milliseconds without a heartbeat after which the member is dropped."""
     subscription: bytes  # versions 0+
-    # The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment).
+    """The member's metadata for the chosen protocol (for consumers, a
+    ConsumerProtocolSubscription)."""
     assignment: bytes  # versions 0+
+    """The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -69,6 +81,8 @@ class MemberMetadata(GeneratedStruct):
         assignment: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.client_id = client_id
@@ -115,28 +129,39 @@ class GroupMetadataValue(GeneratedStruct):
     """Kafka's GroupMetadataValue (coordinator-value, apiKey 2), versions 0-4, flexible versions
     4+."""
 
-    __slots__ = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "protocol_type": 'Protocol type of the group (for example consumer or connect); empty for a group that only commits offsets.',
+        "generation": 'Generation of the group, bumped by every completed rebalance.',
+        "protocol": 'Chosen protocol (assignor), or null.',
+        "leader": 'Member id of the group leader, or null.',
+        "current_state_timestamp": 'When the group entered its current state (ms), -1 when unknown.',
+        "members": 'Members of the group as of the last completed rebalance.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "GroupMetadataValue"
     API_KEY: int | None = 2
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Protocol type of the group (for example consumer or connect); empty for a group that only
-    # commits offsets.
     protocol_type: str  # versions 0+
-    # Generation of the group, bumped by every completed rebalance.
+    """Protocol type of the group (for example consumer or connect); empty for a group that only
+    commits offsets."""
     generation: int  # versions 0+
-    # Chosen protocol (assignor), or null.
+    """Generation of the group, bumped by every completed rebalance."""
     protocol: str | None  # versions 0+, nullable
-    # Member id of the group leader, or null.
+    """Chosen protocol (assignor), or null."""
     leader: str | None  # versions 0+, nullable
-    # When the group entered its current state (ms), -1 when unknown.
+    """Member id of the group leader, or null."""
     current_state_timestamp: int  # versions 2+, ignorable
-    # Members of the group as of the last completed rebalance.
+    """When the group entered its current state (ms), -1 when unknown."""
     members: list[MemberMetadata]  # versions 0+
+    """Members of the group as of the last completed rebalance."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -146,15 +171,17 @@ class GroupMetadataValue(GeneratedStruct):
         protocol: str | None = '',
         leader: str | None = '',
         current_state_timestamp: int = -1,
-        members: list[MemberMetadata] | None = None,
+        members: list[MemberMetadata] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.protocol_type = protocol_type
         self.generation = generation
         self.protocol = protocol
         self.leader = leader
         self.current_state_timestamp = current_state_timestamp
-        self.members = [] if members is None else members
+        self.members = [] if members is DEFAULT else members
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -221,25 +248,25 @@ def _write_MemberMetadata_v0(metadata: MemberMetadata, out: bytearray) -> None:
     try:
         field = "member_id"
         if metadata.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which MemberMetadata version 0 does not allow (never nullable)")
         _w.write_string(out, metadata.member_id)
         field = "client_id"
         if metadata.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which MemberMetadata version 0 does not allow (never nullable)")
         _w.write_string(out, metadata.client_id)
         field = "client_host"
         if metadata.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which MemberMetadata version 0 does not allow (never nullable)")
         _w.write_string(out, metadata.client_host)
         field = "session_timeout"
         out += _pack_MemberMetadata_session_timeout(metadata.session_timeout)
         field = "subscription"
         if metadata.subscription is None:
-            raise EncodeError("field subscription is null but not nullable at this version")
+            raise EncodeError("field subscription is null, which MemberMetadata version 0 does not allow (never nullable)")
         _w.write_bytes(out, metadata.subscription)
         field = "assignment"
         if metadata.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which MemberMetadata version 0 does not allow (never nullable)")
         _w.write_bytes(out, metadata.assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -289,25 +316,25 @@ def _write_MemberMetadata_v1_2(metadata: MemberMetadata, out: bytearray) -> None
     try:
         field = "member_id"
         if metadata.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
         _w.write_string(out, metadata.member_id)
         field = "client_id"
         if metadata.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
         _w.write_string(out, metadata.client_id)
         field = "client_host"
         if metadata.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
         _w.write_string(out, metadata.client_host)
         field = "rebalance_timeout, session_timeout"
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
         if metadata.subscription is None:
-            raise EncodeError("field subscription is null but not nullable at this version")
+            raise EncodeError("field subscription is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
         _w.write_bytes(out, metadata.subscription)
         field = "assignment"
         if metadata.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
         _w.write_bytes(out, metadata.assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -358,27 +385,27 @@ def _write_MemberMetadata_v3(metadata: MemberMetadata, out: bytearray) -> None:
     try:
         field = "member_id"
         if metadata.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which MemberMetadata version 3 does not allow (never nullable)")
         _w.write_string(out, metadata.member_id)
         field = "group_instance_id"
         _w.write_string(out, metadata.group_instance_id)
         field = "client_id"
         if metadata.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which MemberMetadata version 3 does not allow (never nullable)")
         _w.write_string(out, metadata.client_id)
         field = "client_host"
         if metadata.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which MemberMetadata version 3 does not allow (never nullable)")
         _w.write_string(out, metadata.client_host)
         field = "rebalance_timeout, session_timeout"
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
         if metadata.subscription is None:
-            raise EncodeError("field subscription is null but not nullable at this version")
+            raise EncodeError("field subscription is null, which MemberMetadata version 3 does not allow (never nullable)")
         _w.write_bytes(out, metadata.subscription)
         field = "assignment"
         if metadata.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which MemberMetadata version 3 does not allow (never nullable)")
         _w.write_bytes(out, metadata.assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -477,7 +504,7 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
     try:
         field = "member_id"
         if metadata.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which MemberMetadata version 4 does not allow (never nullable)")
         member_id_utf8 = metadata.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -488,7 +515,7 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
         _w.write_compact_string(out, metadata.group_instance_id)
         field = "client_id"
         if metadata.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which MemberMetadata version 4 does not allow (never nullable)")
         client_id_utf8 = metadata.client_id.encode()
         if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_id_utf8) + 1)
@@ -497,7 +524,7 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
             _w.write_compact_string(out, metadata.client_id)
         field = "client_host"
         if metadata.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which MemberMetadata version 4 does not allow (never nullable)")
         client_host_utf8 = metadata.client_host.encode()
         if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_host_utf8) + 1)
@@ -508,11 +535,11 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
         if metadata.subscription is None:
-            raise EncodeError("field subscription is null but not nullable at this version")
+            raise EncodeError("field subscription is null, which MemberMetadata version 4 does not allow (never nullable)")
         _w.write_compact_bytes(out, metadata.subscription)
         field = "assignment"
         if metadata.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which MemberMetadata version 4 does not allow (never nullable)")
         _w.write_compact_bytes(out, metadata.assignment)
         field = "(tagged fields)"
         if metadata.unknown_tagged_fields:
@@ -603,7 +630,7 @@ def _write_GroupMetadataValue_v0(value: GroupMetadataValue, out: bytearray) -> N
     try:
         field = "protocol_type"
         if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 0 does not allow (never nullable)")
         _w.write_string(out, value.protocol_type)
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
@@ -614,7 +641,7 @@ def _write_GroupMetadataValue_v0(value: GroupMetadataValue, out: bytearray) -> N
         field = "members[]"
         members_items = value.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which GroupMetadataValue version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -702,7 +729,7 @@ def _write_GroupMetadataValue_v1(value: GroupMetadataValue, out: bytearray) -> N
     try:
         field = "protocol_type"
         if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 1 does not allow (never nullable)")
         _w.write_string(out, value.protocol_type)
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
@@ -713,7 +740,7 @@ def _write_GroupMetadataValue_v1(value: GroupMetadataValue, out: bytearray) -> N
         field = "members[]"
         members_items = value.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which GroupMetadataValue version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -803,7 +830,7 @@ def _write_GroupMetadataValue_v2(value: GroupMetadataValue, out: bytearray) -> N
     try:
         field = "protocol_type"
         if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 2 does not allow (never nullable)")
         _w.write_string(out, value.protocol_type)
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
@@ -816,7 +843,7 @@ def _write_GroupMetadataValue_v2(value: GroupMetadataValue, out: bytearray) -> N
         field = "members[]"
         members_items = value.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which GroupMetadataValue version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -907,7 +934,7 @@ def _write_GroupMetadataValue_v3(value: GroupMetadataValue, out: bytearray) -> N
     try:
         field = "protocol_type"
         if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 3 does not allow (never nullable)")
         _w.write_string(out, value.protocol_type)
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
@@ -920,7 +947,7 @@ def _write_GroupMetadataValue_v3(value: GroupMetadataValue, out: bytearray) -> N
         field = "members[]"
         members_items = value.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which GroupMetadataValue version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -1106,7 +1133,7 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
     try:
         field = "protocol_type"
         if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 4 does not allow (never nullable)")
         protocol_type_utf8 = value.protocol_type.encode()
         if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_type_utf8) + 1)
@@ -1124,7 +1151,7 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
         field = "members[]"
         members_items = value.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which GroupMetadataValue version 4 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:

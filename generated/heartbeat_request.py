@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,23 +26,34 @@ _pack_HeartbeatRequest_generation_id = struct.Struct(">i").pack
 class HeartbeatRequest(GeneratedStruct):
     """Kafka's HeartbeatRequest (request, apiKey 12), versions 0-4, flexible versions 4+."""
 
-    __slots__ = ("group_id", "generation_id", "member_id", "group_instance_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group the member belongs to.',
+        "generation_id": 'Generation the member joined in; the coordinator rejects an old one with ILLEGAL_GENERATION.',
+        "member_id": 'Member id the coordinator gave the member in JoinGroup.',
+        "group_instance_id": 'Static membership id (group.instance.id), or null for a dynamic member.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "HeartbeatRequest"
     API_KEY: int | None = 12
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the group the member belongs to.
     group_id: str  # versions 0+
-    # Generation the member joined in; the coordinator rejects an old one with ILLEGAL_GENERATION.
+    """Id of the group the member belongs to."""
     generation_id: int  # versions 0+
-    # Member id the coordinator gave the member in JoinGroup.
+    """Generation the member joined in; the coordinator rejects an old one with
+    ILLEGAL_GENERATION."""
     member_id: str  # versions 0+
-    # Static membership id (group.instance.id), or null for a dynamic member.
+    """Member id the coordinator gave the member in JoinGroup."""
     group_instance_id: str | None  # versions 3+, nullable
+    """Static membership id (group.instance.id), or null for a dynamic member."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +64,8 @@ class HeartbeatRequest(GeneratedStruct):
         group_instance_id: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.generation_id = generation_id
         self.member_id = member_id
@@ -114,13 +127,13 @@ def _write_HeartbeatRequest_v0_2(request: HeartbeatRequest, out: bytearray) -> N
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.member_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -162,13 +175,13 @@ def _write_HeartbeatRequest_v3(request: HeartbeatRequest, out: bytearray) -> Non
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which HeartbeatRequest version 3 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which HeartbeatRequest version 3 does not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
@@ -250,7 +263,7 @@ def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray) -> Non
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which HeartbeatRequest version 4 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -261,7 +274,7 @@ def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray) -> Non
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which HeartbeatRequest version 4 does not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,20 +28,27 @@ _pack_HeartbeatResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 class HeartbeatResponse(GeneratedStruct):
     """Kafka's HeartbeatResponse (response, apiKey 12), versions 0-4, flexible versions 4+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 when all is well; REBALANCE_IN_PROGRESS asks the member to rejoin, ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID that it was dropped.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "HeartbeatResponse"
     API_KEY: int | None = 12
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Outcome, 0 when all is well; REBALANCE_IN_PROGRESS asks the member to rejoin,
-    # ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID that it was dropped.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
+    """Outcome, 0 when all is well; REBALANCE_IN_PROGRESS asks the member to rejoin,
+    ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID that it was dropped."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +57,8 @@ class HeartbeatResponse(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields

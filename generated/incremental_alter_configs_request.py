@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,18 +30,25 @@ _pack_IncrementalAlterConfigsRequest_validate_only = struct.Struct(">?").pack
 class AlterableConfig(GeneratedStruct):
     """Changes to make to the resource's config keys."""
 
-    __slots__ = ("name", "config_operation", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Config key to change, for example retention.ms.',
+        "config_operation": 'Change to make: 0 set, 1 delete (back to default), 2 append to a list, 3 subtract from a list.',
+        "value": 'Value to set, append or subtract; null for a delete.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterableConfig"
     VALID_VERSIONS = (0, 1)
 
-    # Config key to change, for example retention.ms.
     name: str  # versions 0+, map key
-    # Change to make: 0 set, 1 delete (back to default), 2 append to a list, 3 subtract from a list.
+    """Config key to change, for example retention.ms."""
     config_operation: int  # versions 0+, map key
-    # Value to set, append or subtract; null for a delete.
+    """Change to make: 0 set, 1 delete (back to default), 2 append to a list, 3 subtract from a
+    list."""
     value: str | None  # versions 0+, nullable
+    """Value to set, append or subtract; null for a delete."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +58,8 @@ class AlterableConfig(GeneratedStruct):
         value: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.config_operation = config_operation
         self.value = value
@@ -81,32 +90,40 @@ class AlterableConfig(GeneratedStruct):
 class AlterConfigsResource(GeneratedStruct):
     """Resources whose configs change, one entry each."""
 
-    __slots__ = ("resource_type", "resource_name", "configs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_type": 'Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16 client metrics, 32 group).',
+        "resource_name": 'Topic, group or subscription name, or broker id in decimal; an empty name means the cluster-wide broker default.',
+        "configs": "Changes to make to the resource's config keys.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AlterConfigsResource"
     VALID_VERSIONS = (0, 1)
 
-    # Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16 client
-    # metrics, 32 group).
     resource_type: int  # versions 0+, map key
-    # Topic, group or subscription name, or broker id in decimal; an empty name means the cluster-
-    # wide broker default.
+    """Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16
+    client metrics, 32 group)."""
     resource_name: str  # versions 0+, map key
-    # Changes to make to the resource's config keys.
+    """Topic, group or subscription name, or broker id in decimal; an empty name means the
+    cluster-wide broker default."""
     configs: KeyedList[AlterableConfig]  # versions 0+
+    """Changes to make to the resource's config keys."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         resource_type: int = 0,
         resource_name: str = '',
-        configs: list[AlterableConfig] | None = None,
+        configs: list[AlterableConfig] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
-        self.configs = KeyedList() if configs is None else configs if type(configs) is KeyedList else KeyedList(configs)
+        self.configs = KeyedList() if configs is DEFAULT else configs if type(configs) is KeyedList or configs is None else KeyedList(configs)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -135,28 +152,38 @@ class IncrementalAlterConfigsRequest(GeneratedStruct):
     """Kafka's IncrementalAlterConfigsRequest (request, apiKey 44), versions 0-1, flexible versions
     1+."""
 
-    __slots__ = ("resources", "validate_only", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resources": 'Resources whose configs change, one entry each.',
+        "validate_only": 'When true, only check the request and change nothing.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "IncrementalAlterConfigsRequest"
     API_KEY: int | None = 44
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Resources whose configs change, one entry each.
     resources: KeyedList[AlterConfigsResource]  # versions 0+
-    # When true, only check the request and change nothing.
+    """Resources whose configs change, one entry each."""
     validate_only: bool  # versions 0+
+    """When true, only check the request and change nothing."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        resources: list[AlterConfigsResource] | None = None,
+        resources: list[AlterConfigsResource] = DEFAULT,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.resources = KeyedList() if resources is None else resources if type(resources) is KeyedList else KeyedList(resources)
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.resources = KeyedList() if resources is DEFAULT else resources if type(resources) is KeyedList or resources is None else KeyedList(resources)
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -208,7 +235,7 @@ def _write_AlterableConfig_v0(config: AlterableConfig, out: bytearray) -> None:
     try:
         field = "name"
         if config.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AlterableConfig version 0 does not allow (never nullable)")
         _w.write_string(out, config.name)
         field = "config_operation"
         out += _pack_AlterableConfig_config_operation(config.config_operation)
@@ -279,7 +306,7 @@ def _write_AlterableConfig_v1(config: AlterableConfig, out: bytearray) -> None:
     try:
         field = "name"
         if config.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which AlterableConfig version 1 does not allow (never nullable)")
         name_utf8 = config.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -364,12 +391,12 @@ def _write_AlterConfigsResource_v0(resource: AlterConfigsResource, out: bytearra
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which AlterConfigsResource version 0 does not allow (never nullable)")
         _w.write_string(out, resource.resource_name)
         field = "configs[]"
         configs_items = resource.configs
         if configs_items is None:
-            raise EncodeError("field configs is null but not nullable at this version")
+                raise EncodeError("field configs is null, which AlterConfigsResource version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(configs_items), False)
             for configs_item in configs_items:
@@ -494,7 +521,7 @@ def _write_AlterConfigsResource_v1(resource: AlterConfigsResource, out: bytearra
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which AlterConfigsResource version 1 does not allow (never nullable)")
         resource_name_utf8 = resource.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -504,7 +531,7 @@ def _write_AlterConfigsResource_v1(resource: AlterConfigsResource, out: bytearra
         field = "configs[]"
         configs_items = resource.configs
         if configs_items is None:
-            raise EncodeError("field configs is null but not nullable at this version")
+                raise EncodeError("field configs is null, which AlterConfigsResource version 1 does not allow (never nullable)")
         elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(configs_items) + 1)
             for configs_item in configs_items:
@@ -615,7 +642,7 @@ def _write_IncrementalAlterConfigsRequest_v0(request: IncrementalAlterConfigsReq
         field = "resources[]"
         resources_items = request.resources
         if resources_items is None:
-            raise EncodeError("field resources is null but not nullable at this version")
+                raise EncodeError("field resources is null, which IncrementalAlterConfigsRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(resources_items), False)
             for resources_item in resources_items:
@@ -775,7 +802,7 @@ def _write_IncrementalAlterConfigsRequest_v1(request: IncrementalAlterConfigsReq
         field = "resources[]"
         resources_items = request.resources
         if resources_items is None:
-            raise EncodeError("field resources is null but not nullable at this version")
+                raise EncodeError("field resources is null, which IncrementalAlterConfigsRequest version 1 does not allow (never nullable)")
         elif len(resources_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(resources_items) + 1)
             for resources_item in resources_items:

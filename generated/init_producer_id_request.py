@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,29 +30,41 @@ _pack_InitProducerIdRequest_transaction_timeout_ms_to_keep_prepared_txn = struct
 class InitProducerIdRequest(GeneratedStruct):
     """Kafka's InitProducerIdRequest (request, apiKey 22), versions 0-6, flexible versions 2+."""
 
-    __slots__ = ("transactional_id", "transaction_timeout_ms", "producer_id", "producer_epoch", "enable2_pc", "keep_prepared_txn", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_id": 'Transactional id of the producer; null for an idempotent-only producer.',
+        "transaction_timeout_ms": 'Milliseconds an idle transaction of this producer may stay open before it is aborted; used only with a TransactionalId.',
+        "producer_id": 'Producer id held so far, or -1; tells requests apart when an expired transactional id is reused.',
+        "producer_epoch": 'Epoch held so far, or -1; the broker returns an error when it does not match its own.',
+        "enable2_pc": 'Asks for two-phase commit of transactions.',
+        "keep_prepared_txn": 'Keeps an ongoing prepared transaction open instead of aborting it.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "InitProducerIdRequest"
     API_KEY: int | None = 22
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 6)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Transactional id of the producer; null for an idempotent-only producer.
     transactional_id: str | None  # versions 0+, nullable
-    # Milliseconds an idle transaction of this producer may stay open before it is aborted; used
-    # only with a TransactionalId.
+    """Transactional id of the producer; null for an idempotent-only producer."""
     transaction_timeout_ms: int  # versions 0+
-    # Producer id held so far, or -1; tells requests apart when an expired transactional id is
-    # reused.
+    """Milliseconds an idle transaction of this producer may stay open before it is aborted; used
+    only with a TransactionalId."""
     producer_id: int  # versions 3+
-    # Epoch held so far, or -1; the broker returns an error when it does not match its own.
+    """Producer id held so far, or -1; tells requests apart when an expired transactional id is
+    reused."""
     producer_epoch: int  # versions 3+
-    # Asks for two-phase commit of transactions.
+    """Epoch held so far, or -1; the broker returns an error when it does not match its own."""
     enable2_pc: bool  # versions 6+
-    # Keeps an ongoing prepared transaction open instead of aborting it.
+    """Asks for two-phase commit of transactions."""
     keep_prepared_txn: bool  # versions 6+
+    """Keeps an ongoing prepared transaction open instead of aborting it."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -65,6 +77,8 @@ class InitProducerIdRequest(GeneratedStruct):
         keep_prepared_txn: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.transactional_id = transactional_id
         self.transaction_timeout_ms = transaction_timeout_ms
         self.producer_id = producer_id

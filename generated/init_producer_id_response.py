@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,28 +28,40 @@ _pack_InitProducerIdResponse_throttle_time_ms_to_ongoing_txn_producer_epoch = st
 class InitProducerIdResponse(GeneratedStruct):
     """Kafka's InitProducerIdResponse (response, apiKey 22), versions 0-6, flexible versions 2+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "producer_id", "producer_epoch", "ongoing_txn_producer_id", "ongoing_txn_producer_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS, NOT_COORDINATOR or PRODUCER_FENCED.',
+        "producer_id": 'Producer id the producer is to write with; -1 on error.',
+        "producer_epoch": 'Epoch to write with; raised each time a new instance initializes the same transactional id.',
+        "ongoing_txn_producer_id": 'Producer id of the transaction kept open by KeepPreparedTxn, or -1 when none is open.',
+        "ongoing_txn_producer_epoch": 'Epoch of the transaction kept open by KeepPreparedTxn, or -1 when none is open.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "InitProducerIdResponse"
     API_KEY: int | None = 22
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 6)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 6)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+, ignorable
-    # Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS, NOT_COORDINATOR or
-    # PRODUCER_FENCED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Producer id the producer is to write with; -1 on error.
+    """Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS, NOT_COORDINATOR or
+    PRODUCER_FENCED."""
     producer_id: int  # versions 0+
-    # Epoch to write with; raised each time a new instance initializes the same transactional id.
+    """Producer id the producer is to write with; -1 on error."""
     producer_epoch: int  # versions 0+
-    # Producer id of the transaction kept open by KeepPreparedTxn, or -1 when none is open.
+    """Epoch to write with; raised each time a new instance initializes the same transactional
+    id."""
     ongoing_txn_producer_id: int  # versions 6+
-    # Epoch of the transaction kept open by KeepPreparedTxn, or -1 when none is open.
+    """Producer id of the transaction kept open by KeepPreparedTxn, or -1 when none is open."""
     ongoing_txn_producer_epoch: int  # versions 6+
+    """Epoch of the transaction kept open by KeepPreparedTxn, or -1 when none is open."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -62,6 +74,8 @@ class InitProducerIdResponse(GeneratedStruct):
         ongoing_txn_producer_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.producer_id = producer_id

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,20 +30,26 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Partitions of the topic to initialize."""
 
-    __slots__ = ("partition", "state_epoch", "start_offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within the topic.',
+        "state_epoch": 'New state epoch of the share-partition; writers holding an older epoch are then refused with FENCED_STATE_EPOCH.',
+        "start_offset": 'Offset from which the group is to consume the partition, or -1 to leave it to be settled later.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # New state epoch of the share-partition; writers holding an older epoch are then refused with
-    # FENCED_STATE_EPOCH.
+    """Index of the partition within the topic."""
     state_epoch: int  # versions 0+
-    # Offset from which the group is to consume the partition, or -1 to leave it to be settled
-    # later.
+    """New state epoch of the share-partition; writers holding an older epoch are then refused
+    with FENCED_STATE_EPOCH."""
     start_offset: int  # versions 0+
+    """Offset from which the group is to consume the partition, or -1 to leave it to be settled
+    later."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +59,8 @@ class PartitionData(GeneratedStruct):
         start_offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.state_epoch = state_epoch
         self.start_offset = start_offset
@@ -83,26 +91,33 @@ class PartitionData(GeneratedStruct):
 class InitializeStateData(GeneratedStruct):
     """Topics with share-partitions to initialize."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of the topic to initialize.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "InitializeStateData"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions of the topic to initialize.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionData]  # versions 0+
+    """Partitions of the topic to initialize."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -129,29 +144,39 @@ class InitializeShareGroupStateRequest(GeneratedStruct):
     """Kafka's InitializeShareGroupStateRequest (request, apiKey 83), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("group_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group the state belongs to.',
+        "topics": 'Topics with share-partitions to initialize.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "InitializeShareGroupStateRequest"
     API_KEY: int | None = 83
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the share group the state belongs to.
     group_id: str  # versions 0+
-    # Topics with share-partitions to initialize.
+    """Id of the share group the state belongs to."""
     topics: list[InitializeStateData]  # versions 0+
+    """Topics with share-partitions to initialize."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[InitializeStateData] | None = None,
+        topics: list[InitializeStateData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -279,7 +304,7 @@ def _write_InitializeStateData_v0(data: InitializeStateData, out: bytearray) -> 
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which InitializeStateData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -415,7 +440,7 @@ def _write_InitializeShareGroupStateRequest_v0(request: InitializeShareGroupStat
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which InitializeShareGroupStateRequest version 0 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -425,7 +450,7 @@ def _write_InitializeShareGroupStateRequest_v0(request: InitializeShareGroupStat
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which InitializeShareGroupStateRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

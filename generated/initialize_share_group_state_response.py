@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,19 +29,25 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionResult(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = ("partition", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this share-partition, 0 when its state was initialized; for example FENCED_STATE_EPOCH.',
+        "error_message": 'Text describing the failure for people, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionResult"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Outcome for this share-partition, 0 when its state was initialized; for example
-    # FENCED_STATE_EPOCH.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null.
+    """Outcome for this share-partition, 0 when its state was initialized; for example
+    FENCED_STATE_EPOCH."""
     error_message: str | None  # versions 0+, nullable
+    """Text describing the failure for people, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +57,8 @@ class PartitionResult(GeneratedStruct):
         error_message: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.error_code = error_code
         self.error_message = error_message
@@ -81,26 +89,33 @@ class PartitionResult(GeneratedStruct):
 class InitializeStateResult(GeneratedStruct):
     """Results by topic, one entry per topic of the request."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Result for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "InitializeStateResult"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Result for each partition of the topic.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionResult]  # versions 0+
+    """Result for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionResult] | None = None,
+        partitions: list[PartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -127,25 +142,33 @@ class InitializeShareGroupStateResponse(GeneratedStruct):
     """Kafka's InitializeShareGroupStateResponse (response, apiKey 83), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "results": 'Results by topic, one entry per topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "InitializeShareGroupStateResponse"
     API_KEY: int | None = 83
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Results by topic, one entry per topic of the request.
     results: list[InitializeStateResult]  # versions 0+
+    """Results by topic, one entry per topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        results: list[InitializeStateResult] | None = None,
+        results: list[InitializeStateResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.results = [] if results is None else results
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -309,7 +332,7 @@ def _write_InitializeStateResult_v0(result: InitializeStateResult, out: bytearra
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which InitializeStateResult version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -453,7 +476,7 @@ def _write_InitializeShareGroupStateResponse_v0(response: InitializeShareGroupSt
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which InitializeShareGroupStateResponse version 0 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

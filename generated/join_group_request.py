@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms = struct.Struct("
 class JoinGroupRequestProtocol(GeneratedStruct):
     """The protocols the member can use, in order of preference."""
 
-    __slots__ = ("name", "metadata", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the protocol; for consumers, an assignor such as range or cooperative-sticky.',
+        "metadata": "The member's metadata for this protocol (for consumers, a ConsumerProtocolSubscription).",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "JoinGroupRequestProtocol"
     VALID_VERSIONS = (0, 9)
 
-    # Name of the protocol; for consumers, an assignor such as range or cooperative-sticky.
     name: str  # versions 0+, map key
-    # The member's metadata for this protocol (for consumers, a ConsumerProtocolSubscription).
+    """Name of the protocol; for consumers, an assignor such as range or cooperative-sticky."""
     metadata: bytes  # versions 0+
+    """The member's metadata for this protocol (for consumers, a ConsumerProtocolSubscription)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class JoinGroupRequestProtocol(GeneratedStruct):
         metadata: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.metadata = metadata
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,32 +80,46 @@ class JoinGroupRequestProtocol(GeneratedStruct):
 class JoinGroupRequest(GeneratedStruct):
     """Kafka's JoinGroupRequest (request, apiKey 11), versions 0-9, flexible versions 6+."""
 
-    __slots__ = ("group_id", "session_timeout_ms", "rebalance_timeout_ms", "member_id", "group_instance_id", "protocol_type", "protocols", "reason", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group to join.',
+        "session_timeout_ms": 'Milliseconds without a heartbeat after which the coordinator drops the member.',
+        "rebalance_timeout_ms": 'Longest time in milliseconds the coordinator waits for each member to rejoin during a rebalance.',
+        "member_id": 'Member id given by the coordinator; empty on the first join.',
+        "group_instance_id": 'Static membership id (group.instance.id), or null for a dynamic member.',
+        "protocol_type": 'Kind of group protocol the member speaks, e.g. consumer.',
+        "protocols": 'The protocols the member can use, in order of preference.',
+        "reason": 'Why the member is joining or rejoining, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "JoinGroupRequest"
     API_KEY: int | None = 11
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (0, 9)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 9)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the group to join.
     group_id: str  # versions 0+
-    # Milliseconds without a heartbeat after which the coordinator drops the member.
+    """Id of the group to join."""
     session_timeout_ms: int  # versions 0+
-    # Longest time in milliseconds the coordinator waits for each member to rejoin during a
-    # rebalance.
+    """Milliseconds without a heartbeat after which the coordinator drops the member."""
     rebalance_timeout_ms: int  # versions 1+, ignorable
-    # Member id given by the coordinator; empty on the first join.
+    """Longest time in milliseconds the coordinator waits for each member to rejoin during a
+    rebalance."""
     member_id: str  # versions 0+
-    # Static membership id (group.instance.id), or null for a dynamic member.
+    """Member id given by the coordinator; empty on the first join."""
     group_instance_id: str | None  # versions 5+, nullable
-    # Kind of group protocol the member speaks, e.g. consumer.
+    """Static membership id (group.instance.id), or null for a dynamic member."""
     protocol_type: str  # versions 0+
-    # The protocols the member can use, in order of preference.
+    """Kind of group protocol the member speaks, e.g. consumer."""
     protocols: KeyedList[JoinGroupRequestProtocol]  # versions 0+
-    # Why the member is joining or rejoining, or null.
+    """The protocols the member can use, in order of preference."""
     reason: str | None  # versions 8+, nullable, ignorable
+    """Why the member is joining or rejoining, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -109,17 +130,19 @@ class JoinGroupRequest(GeneratedStruct):
         member_id: str = '',
         group_instance_id: str | None = None,
         protocol_type: str = '',
-        protocols: list[JoinGroupRequestProtocol] | None = None,
+        protocols: list[JoinGroupRequestProtocol] = DEFAULT,
         reason: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.session_timeout_ms = session_timeout_ms
         self.rebalance_timeout_ms = rebalance_timeout_ms
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.protocol_type = protocol_type
-        self.protocols = KeyedList() if protocols is None else protocols if type(protocols) is KeyedList else KeyedList(protocols)
+        self.protocols = KeyedList() if protocols is DEFAULT else protocols if type(protocols) is KeyedList or protocols is None else KeyedList(protocols)
         self.reason = reason
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -180,11 +203,11 @@ def _write_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol, out
     try:
         field = "name"
         if protocol.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)")
         _w.write_string(out, protocol.name)
         field = "metadata"
         if protocol.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)")
         _w.write_bytes(out, protocol.metadata)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -235,7 +258,7 @@ def _write_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol, out
     try:
         field = "name"
         if protocol.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)")
         name_utf8 = protocol.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -244,7 +267,7 @@ def _write_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol, out
             _w.write_compact_string(out, protocol.name)
         field = "metadata"
         if protocol.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)")
         _w.write_compact_bytes(out, protocol.metadata)
         field = "(tagged fields)"
         if protocol.unknown_tagged_fields:
@@ -324,22 +347,22 @@ def _write_JoinGroupRequest_v0(request: JoinGroupRequest, out: bytearray) -> Non
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which JoinGroupRequest version 0 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "session_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms(request.session_timeout_ms)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupRequest version 0 does not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "protocol_type"
         if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which JoinGroupRequest version 0 does not allow (never nullable)")
         _w.write_string(out, request.protocol_type)
         field = "protocols[]"
         protocols_items = request.protocols
         if protocols_items is None:
-            raise EncodeError("field protocols is null but not nullable at this version")
+                raise EncodeError("field protocols is null, which JoinGroupRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(protocols_items), False)
             for protocols_item in protocols_items:
@@ -420,22 +443,22 @@ def _write_JoinGroupRequest_v1_4(request: JoinGroupRequest, out: bytearray) -> N
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "protocol_type"
         if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
         _w.write_string(out, request.protocol_type)
         field = "protocols[]"
         protocols_items = request.protocols
         if protocols_items is None:
-            raise EncodeError("field protocols is null but not nullable at this version")
+                raise EncodeError("field protocols is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(protocols_items), False)
             for protocols_item in protocols_items:
@@ -515,24 +538,24 @@ def _write_JoinGroupRequest_v5(request: JoinGroupRequest, out: bytearray) -> Non
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which JoinGroupRequest version 5 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupRequest version 5 does not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
         field = "protocol_type"
         if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which JoinGroupRequest version 5 does not allow (never nullable)")
         _w.write_string(out, request.protocol_type)
         field = "protocols[]"
         protocols_items = request.protocols
         if protocols_items is None:
-            raise EncodeError("field protocols is null but not nullable at this version")
+                raise EncodeError("field protocols is null, which JoinGroupRequest version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(protocols_items), False)
             for protocols_item in protocols_items:
@@ -682,7 +705,7 @@ def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> N
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -693,7 +716,7 @@ def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> N
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -704,7 +727,7 @@ def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> N
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
         if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
         protocol_type_utf8 = request.protocol_type.encode()
         if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_type_utf8) + 1)
@@ -714,7 +737,7 @@ def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> N
         field = "protocols[]"
         protocols_items = request.protocols
         if protocols_items is None:
-            raise EncodeError("field protocols is null but not nullable at this version")
+                raise EncodeError("field protocols is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
         elif len(protocols_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(protocols_items) + 1)
             for protocols_item in protocols_items:
@@ -891,7 +914,7 @@ def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> N
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -902,7 +925,7 @@ def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> N
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -913,7 +936,7 @@ def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> N
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
         if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
         protocol_type_utf8 = request.protocol_type.encode()
         if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_type_utf8) + 1)
@@ -923,7 +946,7 @@ def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> N
         field = "protocols[]"
         protocols_items = request.protocols
         if protocols_items is None:
-            raise EncodeError("field protocols is null but not nullable at this version")
+                raise EncodeError("field protocols is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
         elif len(protocols_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(protocols_items) + 1)
             for protocols_item in protocols_items:

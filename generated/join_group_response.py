@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,18 +30,24 @@ _pack_JoinGroupResponse_skip_assignment = struct.Struct(">?").pack
 class JoinGroupResponseMember(GeneratedStruct):
     """Every member of the group; only the leader receives them."""
 
-    __slots__ = ("member_id", "group_instance_id", "metadata", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_id": 'Member id of the group member.',
+        "group_instance_id": 'Static membership id of the member, or null.',
+        "metadata": 'Protocol metadata the member sent when joining.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "JoinGroupResponseMember"
     VALID_VERSIONS = (0, 9)
 
-    # Member id of the group member.
     member_id: str  # versions 0+
-    # Static membership id of the member, or null.
+    """Member id of the group member."""
     group_instance_id: str | None  # versions 5+, nullable, ignorable
-    # Protocol metadata the member sent when joining.
+    """Static membership id of the member, or null."""
     metadata: bytes  # versions 0+
+    """Protocol metadata the member sent when joining."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +57,8 @@ class JoinGroupResponseMember(GeneratedStruct):
         metadata: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.metadata = metadata
@@ -81,35 +89,49 @@ class JoinGroupResponseMember(GeneratedStruct):
 class JoinGroupResponse(GeneratedStruct):
     """Kafka's JoinGroupResponse (response, apiKey 11), versions 0-9, flexible versions 6+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "generation_id", "protocol_type", "protocol_name", "leader", "skip_assignment", "member_id", "members", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example MEMBER_ID_REQUIRED (join again with MemberId), INCONSISTENT_GROUP_PROTOCOL or GROUP_MAX_SIZE_REACHED.',
+        "generation_id": 'Generation the member joined; -1 on error.',
+        "protocol_type": 'Protocol type of the group (for example consumer), or null when the group has none.',
+        "protocol_name": 'Protocol the coordinator chose, one every member supports; null on error (v7+).',
+        "leader": 'Member id of the group leader.',
+        "skip_assignment": 'True when the leader (a static member rejoining) must not compute a new assignment but keep the current one.',
+        "member_id": 'Member id the coordinator gave to this member.',
+        "members": 'Every member of the group; only the leader receives them.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "JoinGroupResponse"
     API_KEY: int | None = 11
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (0, 9)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 9)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 2+, ignorable
-    # Outcome, 0 on success; for example MEMBER_ID_REQUIRED (join again with MemberId),
-    # INCONSISTENT_GROUP_PROTOCOL or GROUP_MAX_SIZE_REACHED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Generation the member joined; -1 on error.
+    """Outcome, 0 on success; for example MEMBER_ID_REQUIRED (join again with MemberId),
+    INCONSISTENT_GROUP_PROTOCOL or GROUP_MAX_SIZE_REACHED."""
     generation_id: int  # versions 0+
-    # Protocol type of the group (for example consumer), or null when the group has none.
+    """Generation the member joined; -1 on error."""
     protocol_type: str | None  # versions 7+, nullable, ignorable
-    # Protocol the coordinator chose, one every member supports; null on error (v7+).
+    """Protocol type of the group (for example consumer), or null when the group has none."""
     protocol_name: str | None  # versions 0+, nullable 7+
-    # Member id of the group leader.
+    """Protocol the coordinator chose, one every member supports; null on error (v7+)."""
     leader: str  # versions 0+
-    # True when the leader (a static member rejoining) must not compute a new assignment but keep
-    # the current one.
+    """Member id of the group leader."""
     skip_assignment: bool  # versions 9+
-    # Member id the coordinator gave to this member.
+    """True when the leader (a static member rejoining) must not compute a new assignment but
+    keep the current one."""
     member_id: str  # versions 0+
-    # Every member of the group; only the leader receives them.
+    """Member id the coordinator gave to this member."""
     members: list[JoinGroupResponseMember]  # versions 0+
+    """Every member of the group; only the leader receives them."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -122,9 +144,11 @@ class JoinGroupResponse(GeneratedStruct):
         leader: str = '',
         skip_assignment: bool = False,
         member_id: str = '',
-        members: list[JoinGroupResponseMember] | None = None,
+        members: list[JoinGroupResponseMember] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.generation_id = generation_id
@@ -133,7 +157,7 @@ class JoinGroupResponse(GeneratedStruct):
         self.leader = leader
         self.skip_assignment = skip_assignment
         self.member_id = member_id
-        self.members = [] if members is None else members
+        self.members = [] if members is DEFAULT else members
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -196,11 +220,11 @@ def _write_JoinGroupResponseMember_v0_4(member: JoinGroupResponseMember, out: by
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)")
         _w.write_string(out, member.member_id)
         field = "metadata"
         if member.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)")
         _w.write_bytes(out, member.metadata)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -239,13 +263,13 @@ def _write_JoinGroupResponseMember_v5(member: JoinGroupResponseMember, out: byte
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupResponseMember version 5 does not allow (never nullable)")
         _w.write_string(out, member.member_id)
         field = "group_instance_id"
         _w.write_string(out, member.group_instance_id)
         field = "metadata"
         if member.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which JoinGroupResponseMember version 5 does not allow (never nullable)")
         _w.write_bytes(out, member.metadata)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -312,7 +336,7 @@ def _write_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember, out: by
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)")
         member_id_utf8 = member.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -323,7 +347,7 @@ def _write_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember, out: by
         _w.write_compact_string(out, member.group_instance_id)
         field = "metadata"
         if member.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)")
         _w.write_compact_bytes(out, member.metadata)
         field = "(tagged fields)"
         if member.unknown_tagged_fields:
@@ -407,20 +431,20 @@ def _write_JoinGroupResponse_v0_1(response: JoinGroupResponse, out: bytearray) -
         out += _pack_JoinGroupResponse_error_code_generation_id(response.error_code, response.generation_id)
         field = "protocol_name"
         if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null but not nullable at this version")
+            raise EncodeError("field protocol_name is null, which JoinGroupResponse versions 0-1 do not allow (nullable in versions 7+)")
         _w.write_string(out, response.protocol_name)
         field = "leader"
         if response.leader is None:
-            raise EncodeError("field leader is null but not nullable at this version")
+            raise EncodeError("field leader is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
         _w.write_string(out, response.leader)
         field = "member_id"
         if response.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
         _w.write_string(out, response.member_id)
         field = "members[]"
         members_items = response.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -504,20 +528,20 @@ def _write_JoinGroupResponse_v2_4(response: JoinGroupResponse, out: bytearray) -
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
         if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null but not nullable at this version")
+            raise EncodeError("field protocol_name is null, which JoinGroupResponse versions 2-4 do not allow (nullable in versions 7+)")
         _w.write_string(out, response.protocol_name)
         field = "leader"
         if response.leader is None:
-            raise EncodeError("field leader is null but not nullable at this version")
+            raise EncodeError("field leader is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
         _w.write_string(out, response.leader)
         field = "member_id"
         if response.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
         _w.write_string(out, response.member_id)
         field = "members[]"
         members_items = response.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -602,20 +626,20 @@ def _write_JoinGroupResponse_v5(response: JoinGroupResponse, out: bytearray) -> 
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
         if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null but not nullable at this version")
+            raise EncodeError("field protocol_name is null, which JoinGroupResponse version 5 does not allow (nullable in versions 7+)")
         _w.write_string(out, response.protocol_name)
         field = "leader"
         if response.leader is None:
-            raise EncodeError("field leader is null but not nullable at this version")
+            raise EncodeError("field leader is null, which JoinGroupResponse version 5 does not allow (never nullable)")
         _w.write_string(out, response.leader)
         field = "member_id"
         if response.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupResponse version 5 does not allow (never nullable)")
         _w.write_string(out, response.member_id)
         field = "members[]"
         members_items = response.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which JoinGroupResponse version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -769,7 +793,7 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
         if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null but not nullable at this version")
+            raise EncodeError("field protocol_name is null, which JoinGroupResponse version 6 does not allow (nullable in versions 7+)")
         protocol_name_utf8 = response.protocol_name.encode()
         if len(protocol_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_name_utf8) + 1)
@@ -778,7 +802,7 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
             _w.write_compact_string(out, response.protocol_name)
         field = "leader"
         if response.leader is None:
-            raise EncodeError("field leader is null but not nullable at this version")
+            raise EncodeError("field leader is null, which JoinGroupResponse version 6 does not allow (never nullable)")
         leader_utf8 = response.leader.encode()
         if len(leader_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(leader_utf8) + 1)
@@ -787,7 +811,7 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
             _w.write_compact_string(out, response.leader)
         field = "member_id"
         if response.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupResponse version 6 does not allow (never nullable)")
         member_id_utf8 = response.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -797,7 +821,7 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
         field = "members[]"
         members_items = response.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which JoinGroupResponse version 6 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:
@@ -985,7 +1009,7 @@ def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -
         _w.write_compact_string(out, response.protocol_name)
         field = "leader"
         if response.leader is None:
-            raise EncodeError("field leader is null but not nullable at this version")
+            raise EncodeError("field leader is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
         leader_utf8 = response.leader.encode()
         if len(leader_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(leader_utf8) + 1)
@@ -994,7 +1018,7 @@ def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -
             _w.write_compact_string(out, response.leader)
         field = "member_id"
         if response.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
         member_id_utf8 = response.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -1004,7 +1028,7 @@ def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -
         field = "members[]"
         members_items = response.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:
@@ -1193,7 +1217,7 @@ def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> 
         _w.write_compact_string(out, response.protocol_name)
         field = "leader"
         if response.leader is None:
-            raise EncodeError("field leader is null but not nullable at this version")
+            raise EncodeError("field leader is null, which JoinGroupResponse version 9 does not allow (never nullable)")
         leader_utf8 = response.leader.encode()
         if len(leader_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(leader_utf8) + 1)
@@ -1204,7 +1228,7 @@ def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> 
         out += _pack_JoinGroupResponse_skip_assignment(response.skip_assignment)
         field = "member_id"
         if response.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which JoinGroupResponse version 9 does not allow (never nullable)")
         member_id_utf8 = response.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -1214,7 +1238,7 @@ def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> 
         field = "members[]"
         members_items = response.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which JoinGroupResponse version 9 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:

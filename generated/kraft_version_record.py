@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,20 +26,27 @@ _pack_KRaftVersionRecord_version_kraft_version = struct.Struct(">hh").pack
 class KRaftVersionRecord(GeneratedStruct):
     """Kafka's KRaftVersionRecord (data), versions 0, flexible versions 0+."""
 
-    __slots__ = ("version", "kraft_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "version": 'Version of this control record body.',
+        "kraft_version": 'Level of kraft.version: 0 means voters come from static configuration, 1 means the voter set is kept in the log (KIP-853).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "KRaftVersionRecord"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Version of this control record body.
     version: int  # versions 0+
-    # Level of kraft.version: 0 means voters come from static configuration, 1 means the voter set
-    # is kept in the log (KIP-853).
+    """Version of this control record body."""
     kraft_version: int  # versions 0+
+    """Level of kraft.version: 0 means voters come from static configuration, 1 means the voter
+    set is kept in the log (KIP-853)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +55,8 @@ class KRaftVersionRecord(GeneratedStruct):
         kraft_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.version = version
         self.kraft_version = kraft_version
         self.unknown_tagged_fields = unknown_tagged_fields

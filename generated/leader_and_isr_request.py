@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -49,37 +49,52 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class LeaderAndIsrPartitionState(GeneratedStruct):
     """The LeaderAndIsrPartitionState structure of LeaderAndIsrRequest."""
 
-    __slots__ = ("topic_name", "partition_index", "controller_epoch", "leader", "leader_epoch", "isr", "partition_epoch", "replicas", "adding_replicas", "removing_replicas", "is_new", "leader_recovery_state", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic (v0-v1 only).',
+        "partition_index": 'Index of the partition within the topic.',
+        "controller_epoch": "Epoch of the controller that last changed the partition's leader or ISR.",
+        "leader": "Broker id of the partition's leader.",
+        "leader_epoch": 'Leader epoch of the partition.',
+        "isr": 'Broker ids of the in-sync replicas.',
+        "partition_epoch": "Version of the partition's state in ZooKeeper (its zkVersion), bumped by every change.",
+        "replicas": "Broker ids of all the partition's replicas, preferred leader first.",
+        "adding_replicas": 'Broker ids of replicas being added by a reassignment in progress.',
+        "removing_replicas": 'Broker ids of replicas being removed by a reassignment in progress.',
+        "is_new": 'True when the replica is being created, so a missing log is expected rather than a sign of a failed log directory.',
+        "leader_recovery_state": '0 when recovered, 1 while recovering after an unclean leader election (KIP-704).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderAndIsrPartitionState"
     VALID_VERSIONS = (0, 7)
 
-    # Name of the topic (v0-v1 only).
     topic_name: str  # versions 0-1, ignorable
-    # Index of the partition within the topic.
+    """Name of the topic (v0-v1 only)."""
     partition_index: int  # versions 0+
-    # Epoch of the controller that last changed the partition's leader or ISR.
+    """Index of the partition within the topic."""
     controller_epoch: int  # versions 0+
-    # Broker id of the partition's leader.
+    """Epoch of the controller that last changed the partition's leader or ISR."""
     leader: int  # versions 0+
-    # Leader epoch of the partition.
+    """Broker id of the partition's leader."""
     leader_epoch: int  # versions 0+
-    # Broker ids of the in-sync replicas.
+    """Leader epoch of the partition."""
     isr: list[int]  # versions 0+
-    # Version of the partition's state in ZooKeeper (its zkVersion), bumped by every change.
+    """Broker ids of the in-sync replicas."""
     partition_epoch: int  # versions 0+
-    # Broker ids of all the partition's replicas, preferred leader first.
+    """Version of the partition's state in ZooKeeper (its zkVersion), bumped by every change."""
     replicas: list[int]  # versions 0+
-    # Broker ids of replicas being added by a reassignment in progress.
+    """Broker ids of all the partition's replicas, preferred leader first."""
     adding_replicas: list[int]  # versions 3+, ignorable
-    # Broker ids of replicas being removed by a reassignment in progress.
+    """Broker ids of replicas being added by a reassignment in progress."""
     removing_replicas: list[int]  # versions 3+, ignorable
-    # True when the replica is being created, so a missing log is expected rather than a sign of a
-    # failed log directory.
+    """Broker ids of replicas being removed by a reassignment in progress."""
     is_new: bool  # versions 1+, ignorable
-    # 0 when recovered, 1 while recovering after an unclean leader election (KIP-704).
+    """True when the replica is being created, so a missing log is expected rather than a sign of
+    a failed log directory."""
     leader_recovery_state: int  # versions 6+
+    """0 when recovered, 1 while recovering after an unclean leader election (KIP-704)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -89,25 +104,27 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
         controller_epoch: int = 0,
         leader: int = 0,
         leader_epoch: int = 0,
-        isr: list[int] | None = None,
+        isr: list[int] = DEFAULT,
         partition_epoch: int = 0,
-        replicas: list[int] | None = None,
-        adding_replicas: list[int] | None = None,
-        removing_replicas: list[int] | None = None,
+        replicas: list[int] = DEFAULT,
+        adding_replicas: list[int] = DEFAULT,
+        removing_replicas: list[int] = DEFAULT,
         is_new: bool = False,
         leader_recovery_state: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.controller_epoch = controller_epoch
         self.leader = leader
         self.leader_epoch = leader_epoch
-        self.isr = [] if isr is None else isr
+        self.isr = [] if isr is DEFAULT else isr
         self.partition_epoch = partition_epoch
-        self.replicas = [] if replicas is None else replicas
-        self.adding_replicas = [] if adding_replicas is None else adding_replicas
-        self.removing_replicas = [] if removing_replicas is None else removing_replicas
+        self.replicas = [] if replicas is DEFAULT else replicas
+        self.adding_replicas = [] if adding_replicas is DEFAULT else adding_replicas
+        self.removing_replicas = [] if removing_replicas is DEFAULT else removing_replicas
         self.is_new = is_new
         self.leader_recovery_state = leader_recovery_state
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -155,30 +172,38 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
 class LeaderAndIsrTopicState(GeneratedStruct):
     """State of the partitions, grouped by topic (v2+)."""
 
-    __slots__ = ("topic_name", "topic_id", "partition_states", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "topic_id": 'Unique id of the topic.',
+        "partition_states": 'State of each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderAndIsrTopicState"
     VALID_VERSIONS = (2, 7)
 
-    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 2+
-    # Unique id of the topic.
+    """Name of the topic the partitions in this entry belong to."""
     topic_id: UUID  # versions 5+, ignorable
-    # State of each partition of the topic.
+    """Unique id of the topic."""
     partition_states: list[LeaderAndIsrPartitionState]  # versions 2+
+    """State of each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partition_states: list[LeaderAndIsrPartitionState] | None = None,
+        partition_states: list[LeaderAndIsrPartitionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.topic_id = topic_id
-        self.partition_states = [] if partition_states is None else partition_states
+        self.partition_states = [] if partition_states is DEFAULT else partition_states
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -206,18 +231,24 @@ class LeaderAndIsrTopicState(GeneratedStruct):
 class LeaderAndIsrLiveLeader(GeneratedStruct):
     """Endpoints of the brokers that lead the partitions in the request."""
 
-    __slots__ = ("broker_id", "host_name", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Broker id of the leader.',
+        "host_name": 'Host name of the leader.',
+        "port": 'TCP port of the leader.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderAndIsrLiveLeader"
     VALID_VERSIONS = (0, 7)
 
-    # Broker id of the leader.
     broker_id: int  # versions 0+
-    # Host name of the leader.
+    """Broker id of the leader."""
     host_name: str  # versions 0+
-    # TCP port of the leader.
+    """Host name of the leader."""
     port: int  # versions 0+
+    """TCP port of the leader."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -227,6 +258,8 @@ class LeaderAndIsrLiveLeader(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.host_name = host_name
         self.port = port
@@ -257,34 +290,48 @@ class LeaderAndIsrLiveLeader(GeneratedStruct):
 class LeaderAndIsrRequest(GeneratedStruct):
     """Kafka's LeaderAndIsrRequest (request, apiKey 4), versions 0-7, flexible versions 4+."""
 
-    __slots__ = ("controller_id", "is_kraft_controller", "controller_epoch", "broker_epoch", "type", "ungrouped_partition_states", "topic_states", "live_leaders", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "controller_id": 'Broker id of the controller sending the request (a KRaft controller id when isKRaftController is set).',
+        "is_kraft_controller": 'True when a KRaft controller sends the request during a ZooKeeper migration (KIP-866).',
+        "controller_epoch": 'Epoch of the sending controller; a broker ignores requests from an older one.',
+        "broker_epoch": 'Epoch of the receiving broker as the controller knows it; a stale one is refused with STALE_BROKER_EPOCH.',
+        "type": '1 for an incremental request, 2 for a full one listing every partition the broker should host (KIP-516); 0 unknown.',
+        "ungrouped_partition_states": 'State of each partition, each naming its topic (v0-v1).',
+        "topic_states": 'State of the partitions, grouped by topic (v2+).',
+        "live_leaders": 'Endpoints of the brokers that lead the partitions in the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderAndIsrRequest"
     API_KEY: int | None = 4
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 7)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 7)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"zkBroker"})
 
-    # Broker id of the controller sending the request (a KRaft controller id when isKRaftController
-    # is set).
     controller_id: int  # versions 0+
-    # True when a KRaft controller sends the request during a ZooKeeper migration (KIP-866).
+    """Broker id of the controller sending the request (a KRaft controller id when
+    isKRaftController is set)."""
     is_kraft_controller: bool  # versions 7+
-    # Epoch of the sending controller; a broker ignores requests from an older one.
+    """True when a KRaft controller sends the request during a ZooKeeper migration (KIP-866)."""
     controller_epoch: int  # versions 0+
-    # Epoch of the receiving broker as the controller knows it; a stale one is refused with
-    # STALE_BROKER_EPOCH.
+    """Epoch of the sending controller; a broker ignores requests from an older one."""
     broker_epoch: int  # versions 2+, ignorable
-    # 1 for an incremental request, 2 for a full one listing every partition the broker should host
-    # (KIP-516); 0 unknown.
+    """Epoch of the receiving broker as the controller knows it; a stale one is refused with
+    STALE_BROKER_EPOCH."""
     type: int  # versions 5+
-    # State of each partition, each naming its topic (v0-v1).
+    """1 for an incremental request, 2 for a full one listing every partition the broker should
+    host (KIP-516); 0 unknown."""
     ungrouped_partition_states: list[LeaderAndIsrPartitionState]  # versions 0-1
-    # State of the partitions, grouped by topic (v2+).
+    """State of each partition, each naming its topic (v0-v1)."""
     topic_states: list[LeaderAndIsrTopicState]  # versions 2+
-    # Endpoints of the brokers that lead the partitions in the request.
+    """State of the partitions, grouped by topic (v2+)."""
     live_leaders: list[LeaderAndIsrLiveLeader]  # versions 0+
+    """Endpoints of the brokers that lead the partitions in the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -294,19 +341,21 @@ class LeaderAndIsrRequest(GeneratedStruct):
         controller_epoch: int = 0,
         broker_epoch: int = -1,
         type: int = 0,
-        ungrouped_partition_states: list[LeaderAndIsrPartitionState] | None = None,
-        topic_states: list[LeaderAndIsrTopicState] | None = None,
-        live_leaders: list[LeaderAndIsrLiveLeader] | None = None,
+        ungrouped_partition_states: list[LeaderAndIsrPartitionState] = DEFAULT,
+        topic_states: list[LeaderAndIsrTopicState] = DEFAULT,
+        live_leaders: list[LeaderAndIsrLiveLeader] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.controller_id = controller_id
         self.is_kraft_controller = is_kraft_controller
         self.controller_epoch = controller_epoch
         self.broker_epoch = broker_epoch
         self.type = type
-        self.ungrouped_partition_states = [] if ungrouped_partition_states is None else ungrouped_partition_states
-        self.topic_states = [] if topic_states is None else topic_states
-        self.live_leaders = [] if live_leaders is None else live_leaders
+        self.ungrouped_partition_states = [] if ungrouped_partition_states is DEFAULT else ungrouped_partition_states
+        self.topic_states = [] if topic_states is DEFAULT else topic_states
+        self.live_leaders = [] if live_leaders is DEFAULT else live_leaders
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -386,14 +435,14 @@ def _write_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState, out:
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
         _w.write_string(out, state.topic_name)
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_items), False)
             _w.write_fixed_array(out, isr_items, "i")
@@ -402,7 +451,7 @@ def _write_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState, out:
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(replicas_items), False)
             _w.write_fixed_array(out, replicas_items, "i")
@@ -474,14 +523,14 @@ def _write_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState, out:
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
         _w.write_string(out, state.topic_name)
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_items), False)
             _w.write_fixed_array(out, isr_items, "i")
@@ -490,7 +539,7 @@ def _write_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState, out:
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(replicas_items), False)
             _w.write_fixed_array(out, replicas_items, "i")
@@ -566,7 +615,7 @@ def _write_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState, out:
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_items), False)
             _w.write_fixed_array(out, isr_items, "i")
@@ -575,7 +624,7 @@ def _write_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState, out:
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(replicas_items), False)
             _w.write_fixed_array(out, replicas_items, "i")
@@ -662,7 +711,7 @@ def _write_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState, out:
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_items), False)
             _w.write_fixed_array(out, isr_items, "i")
@@ -671,21 +720,21 @@ def _write_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState, out:
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(replicas_items), False)
             _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
         adding_replicas_items = state.adding_replicas
         if adding_replicas_items is None:
-            raise EncodeError("field adding_replicas is null but not nullable at this version")
+                raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(adding_replicas_items), False)
             _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
         removing_replicas_items = state.removing_replicas
         if removing_replicas_items is None:
-            raise EncodeError("field removing_replicas is null but not nullable at this version")
+                raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(removing_replicas_items), False)
             _w.write_fixed_array(out, removing_replicas_items, "i")
@@ -824,7 +873,7 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
         elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_items) + 1)
             out += _pack_int32s[len(isr_items)](*isr_items)
@@ -836,7 +885,7 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
         elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replicas_items) + 1)
             out += _pack_int32s[len(replicas_items)](*replicas_items)
@@ -846,7 +895,7 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         field = "adding_replicas"
         adding_replicas_items = state.adding_replicas
         if adding_replicas_items is None:
-            raise EncodeError("field adding_replicas is null but not nullable at this version")
+                raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
         elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(adding_replicas_items) + 1)
             out += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
@@ -856,7 +905,7 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         field = "removing_replicas"
         removing_replicas_items = state.removing_replicas
         if removing_replicas_items is None:
-            raise EncodeError("field removing_replicas is null but not nullable at this version")
+                raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
         elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(removing_replicas_items) + 1)
             out += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
@@ -1004,7 +1053,7 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
         elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_items) + 1)
             out += _pack_int32s[len(isr_items)](*isr_items)
@@ -1016,7 +1065,7 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
         elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replicas_items) + 1)
             out += _pack_int32s[len(replicas_items)](*replicas_items)
@@ -1026,7 +1075,7 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         field = "adding_replicas"
         adding_replicas_items = state.adding_replicas
         if adding_replicas_items is None:
-            raise EncodeError("field adding_replicas is null but not nullable at this version")
+                raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
         elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(adding_replicas_items) + 1)
             out += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
@@ -1036,7 +1085,7 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         field = "removing_replicas"
         removing_replicas_items = state.removing_replicas
         if removing_replicas_items is None:
-            raise EncodeError("field removing_replicas is null but not nullable at this version")
+                raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
         elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(removing_replicas_items) + 1)
             out += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
@@ -1153,12 +1202,12 @@ def _write_LeaderAndIsrTopicState_v2(state: LeaderAndIsrTopicState, out: bytearr
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)")
         _w.write_string(out, state.topic_name)
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
-            raise EncodeError("field partition_states is null but not nullable at this version")
+                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_states_items), False)
             for partition_states_item in partition_states_items:
@@ -1258,12 +1307,12 @@ def _write_LeaderAndIsrTopicState_v3(state: LeaderAndIsrTopicState, out: bytearr
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)")
         _w.write_string(out, state.topic_name)
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
-            raise EncodeError("field partition_states is null but not nullable at this version")
+                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_states_items), False)
             for partition_states_item in partition_states_items:
@@ -1425,7 +1474,7 @@ def _write_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState, out: bytearr
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
         topic_name_utf8 = state.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -1435,7 +1484,7 @@ def _write_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState, out: bytearr
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
-            raise EncodeError("field partition_states is null but not nullable at this version")
+                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
         elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_states_items) + 1)
             for partition_states_item in partition_states_items:
@@ -1611,7 +1660,7 @@ def _write_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState, out: bytearr
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
         topic_name_utf8 = state.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -1623,7 +1672,7 @@ def _write_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState, out: bytearr
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
-            raise EncodeError("field partition_states is null but not nullable at this version")
+                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
         elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_states_items) + 1)
             for partition_states_item in partition_states_items:
@@ -1799,7 +1848,7 @@ def _write_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState, out: bytea
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
         topic_name_utf8 = state.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -1811,7 +1860,7 @@ def _write_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState, out: bytea
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
-            raise EncodeError("field partition_states is null but not nullable at this version")
+                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
         elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_states_items) + 1)
             for partition_states_item in partition_states_items:
@@ -1877,7 +1926,7 @@ def _write_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader, out: byte
         out += _pack_LeaderAndIsrLiveLeader_broker_id(leader.broker_id)
         field = "host_name"
         if leader.host_name is None:
-            raise EncodeError("field host_name is null but not nullable at this version")
+            raise EncodeError("field host_name is null, which LeaderAndIsrLiveLeader versions 0-3 do not allow (never nullable)")
         _w.write_string(out, leader.host_name)
         field = "port"
         out += _pack_LeaderAndIsrLiveLeader_port(leader.port)
@@ -1935,7 +1984,7 @@ def _write_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader, out: byte
         out += _pack_LeaderAndIsrLiveLeader_broker_id(leader.broker_id)
         field = "host_name"
         if leader.host_name is None:
-            raise EncodeError("field host_name is null but not nullable at this version")
+            raise EncodeError("field host_name is null, which LeaderAndIsrLiveLeader versions 4-7 do not allow (never nullable)")
         host_name_utf8 = leader.host_name.encode()
         if len(host_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_name_utf8) + 1)
@@ -2068,7 +2117,7 @@ def _write_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest, out: bytearray) 
         field = "ungrouped_partition_states[]"
         ungrouped_partition_states_items = request.ungrouped_partition_states
         if ungrouped_partition_states_items is None:
-            raise EncodeError("field ungrouped_partition_states is null but not nullable at this version")
+                raise EncodeError("field ungrouped_partition_states is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(ungrouped_partition_states_items), False)
             for ungrouped_partition_states_item in ungrouped_partition_states_items:
@@ -2076,7 +2125,7 @@ def _write_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest, out: bytearray) 
         field = "live_leaders[]"
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
-            raise EncodeError("field live_leaders is null but not nullable at this version")
+                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_leaders_items), False)
             for live_leaders_item in live_leaders_items:
@@ -2211,7 +2260,7 @@ def _write_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest, out: bytearray) 
         field = "ungrouped_partition_states[]"
         ungrouped_partition_states_items = request.ungrouped_partition_states
         if ungrouped_partition_states_items is None:
-            raise EncodeError("field ungrouped_partition_states is null but not nullable at this version")
+                raise EncodeError("field ungrouped_partition_states is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(ungrouped_partition_states_items), False)
             for ungrouped_partition_states_item in ungrouped_partition_states_items:
@@ -2219,7 +2268,7 @@ def _write_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest, out: bytearray) 
         field = "live_leaders[]"
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
-            raise EncodeError("field live_leaders is null but not nullable at this version")
+                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_leaders_items), False)
             for live_leaders_item in live_leaders_items:
@@ -2375,7 +2424,7 @@ def _write_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest, out: bytearray) 
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topic_states_items), False)
             for topic_states_item in topic_states_items:
@@ -2383,7 +2432,7 @@ def _write_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest, out: bytearray) 
         field = "live_leaders[]"
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
-            raise EncodeError("field live_leaders is null but not nullable at this version")
+                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_leaders_items), False)
             for live_leaders_item in live_leaders_items:
@@ -2551,7 +2600,7 @@ def _write_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest, out: bytearray) 
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topic_states_items), False)
             for topic_states_item in topic_states_items:
@@ -2559,7 +2608,7 @@ def _write_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest, out: bytearray) 
         field = "live_leaders[]"
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
-            raise EncodeError("field live_leaders is null but not nullable at this version")
+                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_leaders_items), False)
             for live_leaders_item in live_leaders_items:
@@ -2823,7 +2872,7 @@ def _write_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest, out: bytearray) 
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
         elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_states_items) + 1)
             for topic_states_item in topic_states_items:
@@ -2835,7 +2884,7 @@ def _write_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest, out: bytearray) 
         field = "live_leaders[]"
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
-            raise EncodeError("field live_leaders is null but not nullable at this version")
+                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
         elif len(live_leaders_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(live_leaders_items) + 1)
             for live_leaders_item in live_leaders_items:
@@ -3110,7 +3159,7 @@ def _write_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest, out: bytearray) 
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
         elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_states_items) + 1)
             for topic_states_item in topic_states_items:
@@ -3122,7 +3171,7 @@ def _write_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest, out: bytearray) 
         field = "live_leaders[]"
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
-            raise EncodeError("field live_leaders is null but not nullable at this version")
+                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
         elif len(live_leaders_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(live_leaders_items) + 1)
             for live_leaders_item in live_leaders_items:
@@ -3396,7 +3445,7 @@ def _write_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest, out: bytearray) 
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
         elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_states_items) + 1)
             for topic_states_item in topic_states_items:
@@ -3408,7 +3457,7 @@ def _write_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest, out: bytearray) 
         field = "live_leaders[]"
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
-            raise EncodeError("field live_leaders is null but not nullable at this version")
+                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
         elif len(live_leaders_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(live_leaders_items) + 1)
             for live_leaders_item in live_leaders_items:
@@ -3679,7 +3728,7 @@ def _write_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest, out: bytearray) 
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
         elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_states_items) + 1)
             for topic_states_item in topic_states_items:
@@ -3691,7 +3740,7 @@ def _write_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest, out: bytearray) 
         field = "live_leaders[]"
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
-            raise EncodeError("field live_leaders is null but not nullable at this version")
+                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
         elif len(live_leaders_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(live_leaders_items) + 1)
             for live_leaders_item in live_leaders_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,18 +31,24 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class LeaderAndIsrPartitionError(GeneratedStruct):
     """The LeaderAndIsrPartitionError structure of LeaderAndIsrResponse."""
 
-    __slots__ = ("topic_name", "partition_index", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic (v0-v4).',
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example KAFKA_STORAGE_ERROR.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderAndIsrPartitionError"
     VALID_VERSIONS = (0, 7)
 
-    # Name of the topic (v0-v4).
     topic_name: str  # versions 0-4, ignorable
-    # Index of the partition within the topic.
+    """Name of the topic (v0-v4)."""
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example KAFKA_STORAGE_ERROR.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
+    """Outcome for this partition, 0 on success; for example KAFKA_STORAGE_ERROR."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -52,6 +58,8 @@ class LeaderAndIsrPartitionError(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.error_code = error_code
@@ -82,26 +90,33 @@ class LeaderAndIsrPartitionError(GeneratedStruct):
 class LeaderAndIsrTopicError(GeneratedStruct):
     """Outcomes grouped by topic (v5+)."""
 
-    __slots__ = ("topic_id", "partition_errors", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partition_errors": 'Outcome for each partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderAndIsrTopicError"
     VALID_VERSIONS = (5, 7)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 5+, map key
-    # Outcome for each partition of the topic.
+    """Id of the topic the partitions in this entry belong to."""
     partition_errors: list[LeaderAndIsrPartitionError]  # versions 5+
+    """Outcome for each partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partition_errors: list[LeaderAndIsrPartitionError] | None = None,
+        partition_errors: list[LeaderAndIsrPartitionError] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partition_errors = [] if partition_errors is None else partition_errors
+        self.partition_errors = [] if partition_errors is DEFAULT else partition_errors
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -127,34 +142,44 @@ class LeaderAndIsrTopicError(GeneratedStruct):
 class LeaderAndIsrResponse(GeneratedStruct):
     """Kafka's LeaderAndIsrResponse (response, apiKey 4), versions 0-7, flexible versions 4+."""
 
-    __slots__ = ("error_code", "partition_errors", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or STALE_BROKER_EPOCH.',
+        "partition_errors": 'Outcome for each partition, each naming its topic (v0-v4).',
+        "topics": 'Outcomes grouped by topic (v5+).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderAndIsrResponse"
     API_KEY: int | None = 4
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 7)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 7)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or
-    # STALE_BROKER_EPOCH.
     error_code: int  # versions 0+
-    # Outcome for each partition, each naming its topic (v0-v4).
+    """Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or
+    STALE_BROKER_EPOCH."""
     partition_errors: list[LeaderAndIsrPartitionError]  # versions 0-4
-    # Outcomes grouped by topic (v5+).
+    """Outcome for each partition, each naming its topic (v0-v4)."""
     topics: KeyedList[LeaderAndIsrTopicError]  # versions 5+
+    """Outcomes grouped by topic (v5+)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
-        partition_errors: list[LeaderAndIsrPartitionError] | None = None,
-        topics: list[LeaderAndIsrTopicError] | None = None,
+        partition_errors: list[LeaderAndIsrPartitionError] = DEFAULT,
+        topics: list[LeaderAndIsrTopicError] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
-        self.partition_errors = [] if partition_errors is None else partition_errors
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.partition_errors = [] if partition_errors is DEFAULT else partition_errors
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -205,7 +230,7 @@ def _write_LeaderAndIsrPartitionError_v0_3(leader_and_isr_partition_error: Leade
     try:
         field = "topic_name"
         if leader_and_isr_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionError versions 0-3 do not allow (never nullable)")
         _w.write_string(out, leader_and_isr_partition_error.topic_name)
         field = "partition_index, error_code"
         out += _pack_LeaderAndIsrPartitionError_partition_index_error_code(leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code)
@@ -258,7 +283,7 @@ def _write_LeaderAndIsrPartitionError_v4(leader_and_isr_partition_error: LeaderA
     try:
         field = "topic_name"
         if leader_and_isr_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionError version 4 does not allow (never nullable)")
         topic_name_utf8 = leader_and_isr_partition_error.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -396,7 +421,7 @@ def _write_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrT
         field = "partition_errors[]"
         partition_errors_items = leader_and_isr_topic_error.partition_errors
         if partition_errors_items is None:
-            raise EncodeError("field partition_errors is null but not nullable at this version")
+                raise EncodeError("field partition_errors is null, which LeaderAndIsrTopicError versions 5-7 do not allow (never nullable)")
         elif len(partition_errors_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_errors_items) + 1)
             for partition_errors_item in partition_errors_items:
@@ -484,7 +509,7 @@ def _write_LeaderAndIsrResponse_v0_3(response: LeaderAndIsrResponse, out: bytear
         field = "partition_errors[]"
         partition_errors_items = response.partition_errors
         if partition_errors_items is None:
-            raise EncodeError("field partition_errors is null but not nullable at this version")
+                raise EncodeError("field partition_errors is null, which LeaderAndIsrResponse versions 0-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_errors_items), False)
             for partition_errors_item in partition_errors_items:
@@ -584,7 +609,7 @@ def _write_LeaderAndIsrResponse_v4(response: LeaderAndIsrResponse, out: bytearra
         field = "partition_errors[]"
         partition_errors_items = response.partition_errors
         if partition_errors_items is None:
-            raise EncodeError("field partition_errors is null but not nullable at this version")
+                raise EncodeError("field partition_errors is null, which LeaderAndIsrResponse version 4 does not allow (never nullable)")
         elif len(partition_errors_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_errors_items) + 1)
             for partition_errors_item in partition_errors_items:
@@ -720,7 +745,7 @@ def _write_LeaderAndIsrResponse_v5_7(response: LeaderAndIsrResponse, out: bytear
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which LeaderAndIsrResponse versions 5-7 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,16 +31,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Voter(GeneratedStruct):
     """The Voter structure of LeaderChangeMessage."""
 
-    __slots__ = ("voter_id", "voter_directory_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "voter_id": 'Replica id of the voter.',
+        "voter_directory_id": "Directory id of the voter's metadata log directory (v1+).",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Voter"
     VALID_VERSIONS = (0, 1)
 
-    # Replica id of the voter.
     voter_id: int  # versions 0+
-    # Directory id of the voter's metadata log directory (v1+).
+    """Replica id of the voter."""
     voter_directory_id: UUID  # versions 1+
+    """Directory id of the voter's metadata log directory (v1+)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +54,8 @@ class Voter(GeneratedStruct):
         voter_directory_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -76,37 +83,48 @@ class Voter(GeneratedStruct):
 class LeaderChangeMessage(GeneratedStruct):
     """Kafka's LeaderChangeMessage (data), versions 0-1, flexible versions 0+."""
 
-    __slots__ = ("version", "leader_id", "voters", "granting_voters", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "version": 'Version of this control record body.',
+        "leader_id": 'Node id of the new leader.',
+        "voters": "Voters of the quorum in the new leader's epoch.",
+        "granting_voters": 'Voters whose votes elected the leader.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderChangeMessage"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Version of this control record body.
     version: int  # versions 0+
-    # Node id of the new leader.
+    """Version of this control record body."""
     leader_id: int  # versions 0+
-    # Voters of the quorum in the new leader's epoch.
+    """Node id of the new leader."""
     voters: list[Voter]  # versions 0+
-    # Voters whose votes elected the leader.
+    """Voters of the quorum in the new leader's epoch."""
     granting_voters: list[Voter]  # versions 0+
+    """Voters whose votes elected the leader."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         version: int = 0,
         leader_id: int = 0,
-        voters: list[Voter] | None = None,
-        granting_voters: list[Voter] | None = None,
+        voters: list[Voter] = DEFAULT,
+        granting_voters: list[Voter] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.version = version
         self.leader_id = leader_id
-        self.voters = [] if voters is None else voters
-        self.granting_voters = [] if granting_voters is None else granting_voters
+        self.voters = [] if voters is DEFAULT else voters
+        self.granting_voters = [] if granting_voters is DEFAULT else granting_voters
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -332,7 +350,7 @@ def _write_LeaderChangeMessage_v0(message: LeaderChangeMessage, out: bytearray) 
         field = "voters[]"
         voters_items = message.voters
         if voters_items is None:
-            raise EncodeError("field voters is null but not nullable at this version")
+                raise EncodeError("field voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
         elif len(voters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(voters_items) + 1)
             for voters_item in voters_items:
@@ -344,7 +362,7 @@ def _write_LeaderChangeMessage_v0(message: LeaderChangeMessage, out: bytearray) 
         field = "granting_voters[]"
         granting_voters_items = message.granting_voters
         if granting_voters_items is None:
-            raise EncodeError("field granting_voters is null but not nullable at this version")
+                raise EncodeError("field granting_voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
         elif len(granting_voters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(granting_voters_items) + 1)
             for granting_voters_item in granting_voters_items:
@@ -489,7 +507,7 @@ def _write_LeaderChangeMessage_v1(message: LeaderChangeMessage, out: bytearray) 
         field = "voters[]"
         voters_items = message.voters
         if voters_items is None:
-            raise EncodeError("field voters is null but not nullable at this version")
+                raise EncodeError("field voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
         elif len(voters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(voters_items) + 1)
             for voters_item in voters_items:
@@ -501,7 +519,7 @@ def _write_LeaderChangeMessage_v1(message: LeaderChangeMessage, out: bytearray) 
         field = "granting_voters[]"
         granting_voters_items = message.granting_voters
         if granting_voters_items is None:
-            raise EncodeError("field granting_voters is null but not nullable at this version")
+                raise EncodeError("field granting_voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
         elif len(granting_voters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(granting_voters_items) + 1)
             for granting_voters_item in granting_voters_items:

@@ -15,24 +15,30 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class MemberIdentity(GeneratedStruct):
     """The leaving members (v3+); an admin client may remove static members by instance id alone."""
 
-    __slots__ = ("member_id", "group_instance_id", "reason", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_id": 'Member id of the leaving member; empty when only GroupInstanceId names it.',
+        "group_instance_id": 'Static membership id of the leaving member, or null for a dynamic member.',
+        "reason": "Why the member is leaving, for the coordinator's log; null when not given.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "MemberIdentity"
     VALID_VERSIONS = (3, 5)
 
-    # Member id of the leaving member; empty when only GroupInstanceId names it.
     member_id: str  # versions 3+
-    # Static membership id of the leaving member, or null for a dynamic member.
+    """Member id of the leaving member; empty when only GroupInstanceId names it."""
     group_instance_id: str | None  # versions 3+, nullable
-    # Why the member is leaving, for the coordinator's log; null when not given.
+    """Static membership id of the leaving member, or null for a dynamic member."""
     reason: str | None  # versions 5+, nullable, ignorable
+    """Why the member is leaving, for the coordinator's log; null when not given."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -42,6 +48,8 @@ class MemberIdentity(GeneratedStruct):
         reason: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.reason = reason
@@ -72,33 +80,44 @@ class MemberIdentity(GeneratedStruct):
 class LeaveGroupRequest(GeneratedStruct):
     """Kafka's LeaveGroupRequest (request, apiKey 13), versions 0-5, flexible versions 4+."""
 
-    __slots__ = ("group_id", "member_id", "members", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group being left.',
+        "member_id": 'Member id of the leaving member.',
+        "members": 'The leaving members (v3+); an admin client may remove static members by instance id alone.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaveGroupRequest"
     API_KEY: int | None = 13
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the group being left.
     group_id: str  # versions 0+
-    # Member id of the leaving member.
+    """Id of the group being left."""
     member_id: str  # versions 0-2
-    # The leaving members (v3+); an admin client may remove static members by instance id alone.
+    """Member id of the leaving member."""
     members: list[MemberIdentity]  # versions 3+
+    """The leaving members (v3+); an admin client may remove static members by instance id alone."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
         member_id: str = '',
-        members: list[MemberIdentity] | None = None,
+        members: list[MemberIdentity] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.member_id = member_id
-        self.members = [] if members is None else members
+        self.members = [] if members is DEFAULT else members
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -149,7 +168,7 @@ def _write_MemberIdentity_v3(identity: MemberIdentity, out: bytearray) -> None:
     try:
         field = "member_id"
         if identity.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which MemberIdentity version 3 does not allow (never nullable)")
         _w.write_string(out, identity.member_id)
         field = "group_instance_id"
         _w.write_string(out, identity.group_instance_id)
@@ -216,7 +235,7 @@ def _write_MemberIdentity_v4(identity: MemberIdentity, out: bytearray) -> None:
     try:
         field = "member_id"
         if identity.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which MemberIdentity version 4 does not allow (never nullable)")
         member_id_utf8 = identity.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -311,7 +330,7 @@ def _write_MemberIdentity_v5(identity: MemberIdentity, out: bytearray) -> None:
     try:
         field = "member_id"
         if identity.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which MemberIdentity version 5 does not allow (never nullable)")
         member_id_utf8 = identity.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -369,11 +388,11 @@ def _write_LeaveGroupRequest_v0_2(request: LeaveGroupRequest, out: bytearray) ->
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.member_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -436,12 +455,12 @@ def _write_LeaveGroupRequest_v3(request: LeaveGroupRequest, out: bytearray) -> N
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which LeaveGroupRequest version 3 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "members[]"
         members_items = request.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which LeaveGroupRequest version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -562,7 +581,7 @@ def _write_LeaveGroupRequest_v4(request: LeaveGroupRequest, out: bytearray) -> N
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -572,7 +591,7 @@ def _write_LeaveGroupRequest_v4(request: LeaveGroupRequest, out: bytearray) -> N
         field = "members[]"
         members_items = request.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:
@@ -720,7 +739,7 @@ def _write_LeaveGroupRequest_v5(request: LeaveGroupRequest, out: bytearray) -> N
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -730,7 +749,7 @@ def _write_LeaveGroupRequest_v5(request: LeaveGroupRequest, out: bytearray) -> N
         field = "members[]"
         members_items = request.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:

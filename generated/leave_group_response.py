@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,18 +30,25 @@ _pack_LeaveGroupResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 class MemberResponse(GeneratedStruct):
     """Outcome for each leaving member (v3+)."""
 
-    __slots__ = ("member_id", "group_instance_id", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_id": 'Member id of the leaving member, as in the request.',
+        "group_instance_id": 'Static membership id of the leaving member, or null.',
+        "error_code": 'Outcome for this member, 0 on success; for example UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "MemberResponse"
     VALID_VERSIONS = (3, 5)
 
-    # Member id of the leaving member, as in the request.
     member_id: str  # versions 3+
-    # Static membership id of the leaving member, or null.
+    """Member id of the leaving member, as in the request."""
     group_instance_id: str | None  # versions 3+, nullable
-    # Outcome for this member, 0 on success; for example UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID.
+    """Static membership id of the leaving member, or null."""
     error_code: int  # versions 3+
+    """Outcome for this member, 0 on success; for example UNKNOWN_MEMBER_ID or
+    FENCED_INSTANCE_ID."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +58,8 @@ class MemberResponse(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.error_code = error_code
@@ -81,34 +90,44 @@ class MemberResponse(GeneratedStruct):
 class LeaveGroupResponse(GeneratedStruct):
     """Kafka's LeaveGroupResponse (response, apiKey 13), versions 0-5, flexible versions 4+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "members", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request, 0 if none; for example COORDINATOR_NOT_AVAILABLE or GROUP_AUTHORIZATION_FAILED.',
+        "members": 'Outcome for each leaving member (v3+).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaveGroupResponse"
     API_KEY: int | None = 13
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Error for the whole request, 0 if none; for example COORDINATOR_NOT_AVAILABLE or
-    # GROUP_AUTHORIZATION_FAILED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Outcome for each leaving member (v3+).
+    """Error for the whole request, 0 if none; for example COORDINATOR_NOT_AVAILABLE or
+    GROUP_AUTHORIZATION_FAILED."""
     members: list[MemberResponse]  # versions 3+
+    """Outcome for each leaving member (v3+)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        members: list[MemberResponse] | None = None,
+        members: list[MemberResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.members = [] if members is None else members
+        self.members = [] if members is DEFAULT else members
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -161,7 +180,7 @@ def _write_MemberResponse_v3(response: MemberResponse, out: bytearray) -> None:
     try:
         field = "member_id"
         if response.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which MemberResponse version 3 does not allow (never nullable)")
         _w.write_string(out, response.member_id)
         field = "group_instance_id"
         _w.write_string(out, response.group_instance_id)
@@ -232,7 +251,7 @@ def _write_MemberResponse_v4_5(response: MemberResponse, out: bytearray) -> None
     try:
         field = "member_id"
         if response.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which MemberResponse versions 4-5 do not allow (never nullable)")
         member_id_utf8 = response.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -385,7 +404,7 @@ def _write_LeaveGroupResponse_v3(response: LeaveGroupResponse, out: bytearray) -
         field = "members[]"
         members_items = response.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which LeaveGroupResponse version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(members_items), False)
             for members_item in members_items:
@@ -498,7 +517,7 @@ def _write_LeaveGroupResponse_v4_5(response: LeaveGroupResponse, out: bytearray)
         field = "members[]"
         members_items = response.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which LeaveGroupResponse versions 4-5 do not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:

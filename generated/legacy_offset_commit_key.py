@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,21 +27,29 @@ class LegacyOffsetCommitKey(GeneratedStruct):
     """Kafka's LegacyOffsetCommitKey (coordinator-key, apiKey 0), versions 0, flexible versions
     none."""
 
-    __slots__ = ("group", "topic", "partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group": 'Id of the consumer group that committed the offset.',
+        "topic": 'Name of the topic the offset is for.',
+        "partition": 'Index of the partition the offset is for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LegacyOffsetCommitKey"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "coordinator-key"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the consumer group that committed the offset.
     group: str  # version 0
-    # Name of the topic the offset is for.
+    """Id of the consumer group that committed the offset."""
     topic: str  # version 0
-    # Index of the partition the offset is for.
+    """Name of the topic the offset is for."""
     partition: int  # version 0
+    """Index of the partition the offset is for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +59,8 @@ class LegacyOffsetCommitKey(GeneratedStruct):
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group = group
         self.topic = topic
         self.partition = partition
@@ -106,11 +116,11 @@ def _write_LegacyOffsetCommitKey_v0(key: LegacyOffsetCommitKey, out: bytearray) 
     try:
         field = "group"
         if key.group is None:
-            raise EncodeError("field group is null but not nullable at this version")
+            raise EncodeError("field group is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.group)
         field = "topic"
         if key.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.topic)
         field = "partition"
         out += _pack_LegacyOffsetCommitKey_partition(key.partition)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,21 +29,29 @@ class LegacyOffsetCommitValue(GeneratedStruct):
     """Kafka's LegacyOffsetCommitValue (coordinator-value, apiKey 0), versions 0, flexible versions
     none."""
 
-    __slots__ = ("offset", "metadata", "commit_timestamp", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "offset": 'Committed offset: the next record the group will read.',
+        "metadata": 'Free-form text the client stored with the offset.',
+        "commit_timestamp": 'When the commit was appended to the log (ms).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LegacyOffsetCommitValue"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Committed offset: the next record the group will read.
     offset: int  # version 0
-    # Free-form text the client stored with the offset.
+    """Committed offset: the next record the group will read."""
     metadata: str  # version 0
-    # When the commit was appended to the log (ms).
+    """Free-form text the client stored with the offset."""
     commit_timestamp: int  # version 0
+    """When the commit was appended to the log (ms)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +61,8 @@ class LegacyOffsetCommitValue(GeneratedStruct):
         commit_timestamp: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.offset = offset
         self.metadata = metadata
         self.commit_timestamp = commit_timestamp
@@ -111,7 +121,7 @@ def _write_LegacyOffsetCommitValue_v0(value: LegacyOffsetCommitValue, out: bytea
         out += _pack_LegacyOffsetCommitValue_offset(value.offset)
         field = "metadata"
         if value.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which LegacyOffsetCommitValue version 0 does not allow (never nullable)")
         _w.write_string(out, value.metadata)
         field = "commit_timestamp"
         out += _pack_LegacyOffsetCommitValue_commit_timestamp(value.commit_timestamp)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,26 +26,35 @@ _pack_int8s = _w.PACK_ARRAY["b"]
 class ListConfigResourcesRequest(GeneratedStruct):
     """Kafka's ListConfigResourcesRequest (request, apiKey 74), versions 0-1, flexible versions 0+."""
 
-    __slots__ = ("resource_types", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_types": 'ConfigResource type codes to list (for example 2 topic, 16 client metrics, 32 group); empty for every type the broker lists by default.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListConfigResourcesRequest"
     API_KEY: int | None = 74
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # ConfigResource type codes to list (for example 2 topic, 16 client metrics, 32 group); empty
-    # for every type the broker lists by default.
     resource_types: list[int]  # versions 1+
+    """ConfigResource type codes to list (for example 2 topic, 16 client metrics, 32 group);
+    empty for every type the broker lists by default."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        resource_types: list[int] | None = None,
+        resource_types: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.resource_types = [] if resource_types is None else resource_types
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.resource_types = [] if resource_types is DEFAULT else resource_types
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -148,7 +157,7 @@ def _write_ListConfigResourcesRequest_v1(request: ListConfigResourcesRequest, ou
         field = "resource_types"
         resource_types_items = request.resource_types
         if resource_types_items is None:
-            raise EncodeError("field resource_types is null but not nullable at this version")
+                raise EncodeError("field resource_types is null, which ListConfigResourcesRequest version 1 does not allow (never nullable)")
         elif len(resource_types_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(resource_types_items) + 1)
             out += _pack_int8s[len(resource_types_items)](*resource_types_items)

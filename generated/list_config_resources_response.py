@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,17 +28,22 @@ _pack_ListConfigResourcesResponse_throttle_time_ms_error_code = struct.Struct(">
 class ConfigResource(GeneratedStruct):
     """The config resources found, one entry each."""
 
-    __slots__ = ("resource_name", "resource_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "resource_name": 'Name of the resource (a topic, group, broker id or client-metrics subscription).',
+        "resource_type": 'ConfigResource type code of the resource; 16 (client metrics) in v0, which could list nothing else.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ConfigResource"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the resource (a topic, group, broker id or client-metrics subscription).
     resource_name: str  # versions 0+
-    # ConfigResource type code of the resource; 16 (client metrics) in v0, which could list nothing
-    # else.
+    """Name of the resource (a topic, group, broker id or client-metrics subscription)."""
     resource_type: int  # versions 1+, ignorable
+    """ConfigResource type code of the resource; 16 (client metrics) in v0, which could list
+    nothing else."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -47,6 +52,8 @@ class ConfigResource(GeneratedStruct):
         resource_type: int = 16,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.resource_name = resource_name
         self.resource_type = resource_type
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -75,33 +82,43 @@ class ListConfigResourcesResponse(GeneratedStruct):
     """Kafka's ListConfigResourcesResponse (response, apiKey 74), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "config_resources", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED.',
+        "config_resources": 'The config resources found, one entry each.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListConfigResourcesResponse"
     API_KEY: int | None = 74
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # The config resources found, one entry each.
+    """Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED."""
     config_resources: list[ConfigResource]  # versions 0+
+    """The config resources found, one entry each."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        config_resources: list[ConfigResource] | None = None,
+        config_resources: list[ConfigResource] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.config_resources = [] if config_resources is None else config_resources
+        self.config_resources = [] if config_resources is DEFAULT else config_resources
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -164,7 +181,7 @@ def _write_ConfigResource_v0(resource: ConfigResource, out: bytearray) -> None:
     try:
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which ConfigResource version 0 does not allow (never nullable)")
         resource_name_utf8 = resource.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -229,7 +246,7 @@ def _write_ConfigResource_v1(resource: ConfigResource, out: bytearray) -> None:
     try:
         field = "resource_name"
         if resource.resource_name is None:
-            raise EncodeError("field resource_name is null but not nullable at this version")
+            raise EncodeError("field resource_name is null, which ConfigResource version 1 does not allow (never nullable)")
         resource_name_utf8 = resource.resource_name.encode()
         if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(resource_name_utf8) + 1)
@@ -332,7 +349,7 @@ def _write_ListConfigResourcesResponse_v0(response: ListConfigResourcesResponse,
         field = "config_resources[]"
         config_resources_items = response.config_resources
         if config_resources_items is None:
-            raise EncodeError("field config_resources is null but not nullable at this version")
+                raise EncodeError("field config_resources is null, which ListConfigResourcesResponse version 0 does not allow (never nullable)")
         elif len(config_resources_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(config_resources_items) + 1)
             for config_resources_item in config_resources_items:
@@ -443,7 +460,7 @@ def _write_ListConfigResourcesResponse_v1(response: ListConfigResourcesResponse,
         field = "config_resources[]"
         config_resources_items = response.config_resources
         if config_resources_items is None:
-            raise EncodeError("field config_resources is null but not nullable at this version")
+                raise EncodeError("field config_resources is null, which ListConfigResourcesResponse version 1 does not allow (never nullable)")
         elif len(config_resources_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(config_resources_items) + 1)
             for config_resources_item in config_resources_items:

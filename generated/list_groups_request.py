@@ -15,37 +15,47 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ListGroupsRequest(GeneratedStruct):
     """Kafka's ListGroupsRequest (request, apiKey 16), versions 0-5, flexible versions 3+."""
 
-    __slots__ = ("states_filter", "types_filter", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "states_filter": 'Group states to list (for example Stable or Empty, case-insensitive); empty lists groups in every state.',
+        "types_filter": 'Group types to list (classic, consumer, share or streams, case-insensitive); empty lists groups of every type.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListGroupsRequest"
     API_KEY: int | None = 16
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Group states to list (for example Stable or Empty, case-insensitive); empty lists groups in
-    # every state.
     states_filter: list[str]  # versions 4+
-    # Group types to list (classic, consumer, share or streams, case-insensitive); empty lists
-    # groups of every type.
+    """Group states to list (for example Stable or Empty, case-insensitive); empty lists groups
+    in every state."""
     types_filter: list[str]  # versions 5+
+    """Group types to list (classic, consumer, share or streams, case-insensitive); empty lists
+    groups of every type."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        states_filter: list[str] | None = None,
-        types_filter: list[str] | None = None,
+        states_filter: list[str] = DEFAULT,
+        types_filter: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.states_filter = [] if states_filter is None else states_filter
-        self.types_filter = [] if types_filter is None else types_filter
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.states_filter = [] if states_filter is DEFAULT else states_filter
+        self.types_filter = [] if types_filter is DEFAULT else types_filter
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -191,7 +201,7 @@ def _write_ListGroupsRequest_v4(request: ListGroupsRequest, out: bytearray) -> N
         field = "states_filter"
         states_filter_items = request.states_filter
         if states_filter_items is None:
-            raise EncodeError("field states_filter is null but not nullable at this version")
+                raise EncodeError("field states_filter is null, which ListGroupsRequest version 4 does not allow (never nullable)")
         elif len(states_filter_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(states_filter_items) + 1)
             for states_filter_item in states_filter_items:
@@ -294,7 +304,7 @@ def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> N
         field = "states_filter"
         states_filter_items = request.states_filter
         if states_filter_items is None:
-            raise EncodeError("field states_filter is null but not nullable at this version")
+                raise EncodeError("field states_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
         elif len(states_filter_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(states_filter_items) + 1)
             for states_filter_item in states_filter_items:
@@ -310,7 +320,7 @@ def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> N
         field = "types_filter"
         types_filter_items = request.types_filter
         if types_filter_items is None:
-            raise EncodeError("field types_filter is null but not nullable at this version")
+                raise EncodeError("field types_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
         elif len(types_filter_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(types_filter_items) + 1)
             for types_filter_item in types_filter_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,20 +28,27 @@ _pack_ListGroupsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 class ListedGroup(GeneratedStruct):
     """Groups coordinated by this broker that pass the filters."""
 
-    __slots__ = ("group_id", "protocol_type", "group_state", "group_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group this entry is about.',
+        "protocol_type": 'Protocol type of the group (for example consumer or connect); empty when it has none.',
+        "group_state": 'State of the group, for example Stable or Empty (v4+).',
+        "group_type": 'Type of the group: classic, consumer, share or streams (v5+).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListedGroup"
     VALID_VERSIONS = (0, 5)
 
-    # Id of the group this entry is about.
     group_id: str  # versions 0+
-    # Protocol type of the group (for example consumer or connect); empty when it has none.
+    """Id of the group this entry is about."""
     protocol_type: str  # versions 0+
-    # State of the group, for example Stable or Empty (v4+).
+    """Protocol type of the group (for example consumer or connect); empty when it has none."""
     group_state: str  # versions 4+, ignorable
-    # Type of the group: classic, consumer, share or streams (v5+).
+    """State of the group, for example Stable or Empty (v4+)."""
     group_type: str  # versions 5+, ignorable
+    """Type of the group: classic, consumer, share or streams (v5+)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -52,6 +59,8 @@ class ListedGroup(GeneratedStruct):
         group_type: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.protocol_type = protocol_type
         self.group_state = group_state
@@ -85,33 +94,43 @@ class ListedGroup(GeneratedStruct):
 class ListGroupsResponse(GeneratedStruct):
     """Kafka's ListGroupsResponse (response, apiKey 16), versions 0-5, flexible versions 3+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS.',
+        "groups": 'Groups coordinated by this broker that pass the filters.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListGroupsResponse"
     API_KEY: int | None = 16
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Groups coordinated by this broker that pass the filters.
+    """Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS."""
     groups: list[ListedGroup]  # versions 0+
+    """Groups coordinated by this broker that pass the filters."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        groups: list[ListedGroup] | None = None,
+        groups: list[ListedGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -163,11 +182,11 @@ def _write_ListedGroup_v0_2(group: ListedGroup, out: bytearray) -> None:
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ListedGroup versions 0-2 do not allow (never nullable)")
         _w.write_string(out, group.group_id)
         field = "protocol_type"
         if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which ListedGroup versions 0-2 do not allow (never nullable)")
         _w.write_string(out, group.protocol_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -230,7 +249,7 @@ def _write_ListedGroup_v3(group: ListedGroup, out: bytearray) -> None:
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ListedGroup version 3 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -239,7 +258,7 @@ def _write_ListedGroup_v3(group: ListedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_id)
         field = "protocol_type"
         if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which ListedGroup version 3 does not allow (never nullable)")
         protocol_type_utf8 = group.protocol_type.encode()
         if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_type_utf8) + 1)
@@ -327,7 +346,7 @@ def _write_ListedGroup_v4(group: ListedGroup, out: bytearray) -> None:
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ListedGroup version 4 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -336,7 +355,7 @@ def _write_ListedGroup_v4(group: ListedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_id)
         field = "protocol_type"
         if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which ListedGroup version 4 does not allow (never nullable)")
         protocol_type_utf8 = group.protocol_type.encode()
         if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_type_utf8) + 1)
@@ -345,7 +364,7 @@ def _write_ListedGroup_v4(group: ListedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.protocol_type)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which ListedGroup version 4 does not allow (never nullable)")
         group_state_utf8 = group.group_state.encode()
         if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_state_utf8) + 1)
@@ -445,7 +464,7 @@ def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ListedGroup version 5 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -454,7 +473,7 @@ def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_id)
         field = "protocol_type"
         if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null but not nullable at this version")
+            raise EncodeError("field protocol_type is null, which ListedGroup version 5 does not allow (never nullable)")
         protocol_type_utf8 = group.protocol_type.encode()
         if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(protocol_type_utf8) + 1)
@@ -463,7 +482,7 @@ def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.protocol_type)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which ListedGroup version 5 does not allow (never nullable)")
         group_state_utf8 = group.group_state.encode()
         if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_state_utf8) + 1)
@@ -472,7 +491,7 @@ def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_state)
         field = "group_type"
         if group.group_type is None:
-            raise EncodeError("field group_type is null but not nullable at this version")
+            raise EncodeError("field group_type is null, which ListedGroup version 5 does not allow (never nullable)")
         group_type_utf8 = group.group_type.encode()
         if len(group_type_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_type_utf8) + 1)
@@ -554,7 +573,7 @@ def _write_ListGroupsResponse_v0(response: ListGroupsResponse, out: bytearray) -
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which ListGroupsResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(groups_items), False)
             for groups_item in groups_items:
@@ -627,7 +646,7 @@ def _write_ListGroupsResponse_v1_2(response: ListGroupsResponse, out: bytearray)
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which ListGroupsResponse versions 1-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(groups_items), False)
             for groups_item in groups_items:
@@ -736,7 +755,7 @@ def _write_ListGroupsResponse_v3(response: ListGroupsResponse, out: bytearray) -
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which ListGroupsResponse version 3 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:
@@ -869,7 +888,7 @@ def _write_ListGroupsResponse_v4(response: ListGroupsResponse, out: bytearray) -
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which ListGroupsResponse version 4 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:
@@ -1013,7 +1032,7 @@ def _write_ListGroupsResponse_v5(response: ListGroupsResponse, out: bytearray) -
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which ListGroupsResponse version 5 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

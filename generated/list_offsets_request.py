@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -34,22 +34,30 @@ _pack_ListOffsetsRequest_timeout_ms = struct.Struct(">i").pack
 class ListOffsetsPartition(GeneratedStruct):
     """The partitions of this topic to look up."""
 
-    __slots__ = ("partition_index", "current_leader_epoch", "timestamp", "max_num_offsets", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "current_leader_epoch": 'Leader epoch the caller believes is current, so a stale or newer leader can be detected; -1 to skip the check.',
+        "timestamp": 'Milliseconds timestamp to find the first offset at or after, or a special value: -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered, -6 earliest pending upload.',
+        "max_num_offsets": 'Most offsets to return for the partition (v0 only).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListOffsetsPartition"
     VALID_VERSIONS = (1, 11)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Leader epoch the caller believes is current, so a stale or newer leader can be detected; -1 to
-    # skip the check.
+    """Index of the partition within the topic."""
     current_leader_epoch: int  # versions 4+, ignorable
-    # Milliseconds timestamp to find the first offset at or after, or a special value: -1 latest, -2
-    # earliest, -3 max timestamp, -4 earliest local, -5 latest tiered, -6 earliest pending upload.
+    """Leader epoch the caller believes is current, so a stale or newer leader can be detected;
+    -1 to skip the check."""
     timestamp: int  # versions 0+
-    # Most offsets to return for the partition (v0 only).
+    """Milliseconds timestamp to find the first offset at or after, or a special value: -1
+    latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered, -6 earliest
+    pending upload."""
     max_num_offsets: int  # version 0
+    """Most offsets to return for the partition (v0 only)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -60,6 +68,8 @@ class ListOffsetsPartition(GeneratedStruct):
         max_num_offsets: int = 1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.current_leader_epoch = current_leader_epoch
         self.timestamp = timestamp
@@ -93,26 +103,33 @@ class ListOffsetsPartition(GeneratedStruct):
 class ListOffsetsTopic(GeneratedStruct):
     """The topics to look up."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'The partitions of this topic to look up.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListOffsetsTopic"
     VALID_VERSIONS = (1, 11)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # The partitions of this topic to look up.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[ListOffsetsPartition]  # versions 0+
+    """The partitions of this topic to look up."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[ListOffsetsPartition] | None = None,
+        partitions: list[ListOffsetsPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -138,37 +155,49 @@ class ListOffsetsTopic(GeneratedStruct):
 class ListOffsetsRequest(GeneratedStruct):
     """Kafka's ListOffsetsRequest (request, apiKey 2), versions 1-11, flexible versions 6+."""
 
-    __slots__ = ("replica_id", "isolation_level", "topics", "timeout_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "replica_id": 'Broker id of the requesting replica; -1 for an ordinary consumer.',
+        "isolation_level": '0 (read uncommitted) sees every record; 1 (read committed) sees only up to the last stable offset.',
+        "topics": 'The topics to look up.',
+        "timeout_ms": 'Milliseconds to wait for lookups that must read tiered (remote) storage.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListOffsetsRequest"
     API_KEY: int | None = 2
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (1, 11)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 11)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Broker id of the requesting replica; -1 for an ordinary consumer.
     replica_id: int  # versions 0+
-    # 0 (read uncommitted) sees every record; 1 (read committed) sees only up to the last stable
-    # offset.
+    """Broker id of the requesting replica; -1 for an ordinary consumer."""
     isolation_level: int  # versions 2+
-    # The topics to look up.
+    """0 (read uncommitted) sees every record; 1 (read committed) sees only up to the last stable
+    offset."""
     topics: list[ListOffsetsTopic]  # versions 0+
-    # Milliseconds to wait for lookups that must read tiered (remote) storage.
+    """The topics to look up."""
     timeout_ms: int  # versions 10+, ignorable
+    """Milliseconds to wait for lookups that must read tiered (remote) storage."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         replica_id: int = 0,
         isolation_level: int = 0,
-        topics: list[ListOffsetsTopic] | None = None,
+        topics: list[ListOffsetsTopic] = DEFAULT,
         timeout_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.replica_id = replica_id
         self.isolation_level = isolation_level
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -362,12 +391,12 @@ def _write_ListOffsetsTopic_v1_3(topic: ListOffsetsTopic, out: bytearray) -> Non
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -435,12 +464,12 @@ def _write_ListOffsetsTopic_v4_5(topic: ListOffsetsTopic, out: bytearray) -> Non
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -534,7 +563,7 @@ def _write_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic, out: bytearray) -> No
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -544,7 +573,7 @@ def _write_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic, out: bytearray) -> No
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -656,7 +685,7 @@ def _write_ListOffsetsRequest_v1(request: ListOffsetsRequest, out: bytearray) ->
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListOffsetsRequest version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -751,7 +780,7 @@ def _write_ListOffsetsRequest_v2_3(request: ListOffsetsRequest, out: bytearray) 
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListOffsetsRequest versions 2-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -845,7 +874,7 @@ def _write_ListOffsetsRequest_v4_5(request: ListOffsetsRequest, out: bytearray) 
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListOffsetsRequest versions 4-5 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -977,7 +1006,7 @@ def _write_ListOffsetsRequest_v6_9(request: ListOffsetsRequest, out: bytearray) 
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListOffsetsRequest versions 6-9 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1124,7 +1153,7 @@ def _write_ListOffsetsRequest_v10_11(request: ListOffsetsRequest, out: bytearray
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListOffsetsRequest versions 10-11 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

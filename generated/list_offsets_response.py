@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,40 +30,51 @@ _pack_ListOffsetsResponse_throttle_time_ms = struct.Struct(">i").pack
 class ListOffsetsPartitionResponse(GeneratedStruct):
     """One entry per partition looked up."""
 
-    __slots__ = ("partition_index", "error_code", "old_style_offsets", "timestamp", "offset", "leader_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER, OFFSET_NOT_AVAILABLE or UNKNOWN_TOPIC_OR_PARTITION.',
+        "old_style_offsets": 'The offsets found, newest first (v0 only).',
+        "timestamp": 'Timestamp of the record at the returned offset; -1 when the lookup was not by timestamp.',
+        "offset": 'The offset found; -1 when no record has a timestamp at or after the one asked for.',
+        "leader_epoch": 'Leader epoch of the record at the returned offset, -1 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListOffsetsPartitionResponse"
     VALID_VERSIONS = (1, 11)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER,
-    # OFFSET_NOT_AVAILABLE or UNKNOWN_TOPIC_OR_PARTITION.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # The offsets found, newest first (v0 only).
+    """Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER,
+    OFFSET_NOT_AVAILABLE or UNKNOWN_TOPIC_OR_PARTITION."""
     old_style_offsets: list[int]  # version 0
-    # Timestamp of the record at the returned offset; -1 when the lookup was not by timestamp.
+    """The offsets found, newest first (v0 only)."""
     timestamp: int  # versions 1+
-    # The offset found; -1 when no record has a timestamp at or after the one asked for.
+    """Timestamp of the record at the returned offset; -1 when the lookup was not by timestamp."""
     offset: int  # versions 1+
-    # Leader epoch of the record at the returned offset, -1 when unknown.
+    """The offset found; -1 when no record has a timestamp at or after the one asked for."""
     leader_epoch: int  # versions 4+
+    """Leader epoch of the record at the returned offset, -1 when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         partition_index: int = 0,
         error_code: int = 0,
-        old_style_offsets: list[int] | None = None,
+        old_style_offsets: list[int] = DEFAULT,
         timestamp: int = -1,
         offset: int = -1,
         leader_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
-        self.old_style_offsets = [] if old_style_offsets is None else old_style_offsets
+        self.old_style_offsets = [] if old_style_offsets is DEFAULT else old_style_offsets
         self.timestamp = timestamp
         self.offset = offset
         self.leader_epoch = leader_epoch
@@ -100,26 +111,33 @@ class ListOffsetsPartitionResponse(GeneratedStruct):
 class ListOffsetsTopicResponse(GeneratedStruct):
     """One entry per topic looked up."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'One entry per partition looked up.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListOffsetsTopicResponse"
     VALID_VERSIONS = (1, 11)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # One entry per partition looked up.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[ListOffsetsPartitionResponse]  # versions 0+
+    """One entry per partition looked up."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[ListOffsetsPartitionResponse] | None = None,
+        partitions: list[ListOffsetsPartitionResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -145,29 +163,38 @@ class ListOffsetsTopicResponse(GeneratedStruct):
 class ListOffsetsResponse(GeneratedStruct):
     """Kafka's ListOffsetsResponse (response, apiKey 2), versions 1-11, flexible versions 6+."""
 
-    __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'One entry per topic looked up.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListOffsetsResponse"
     API_KEY: int | None = 2
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (1, 11)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 11)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 2+, ignorable
-    # One entry per topic looked up.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: list[ListOffsetsTopicResponse]  # versions 0+
+    """One entry per topic looked up."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        topics: list[ListOffsetsTopicResponse] | None = None,
+        topics: list[ListOffsetsTopicResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -354,12 +381,12 @@ def _write_ListOffsetsTopicResponse_v1_3(response: ListOffsetsTopicResponse, out
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)")
         _w.write_string(out, response.name)
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -426,12 +453,12 @@ def _write_ListOffsetsTopicResponse_v4_5(response: ListOffsetsTopicResponse, out
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)")
         _w.write_string(out, response.name)
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -524,7 +551,7 @@ def _write_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse, ou
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
         name_utf8 = response.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -534,7 +561,7 @@ def _write_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse, ou
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -637,7 +664,7 @@ def _write_ListOffsetsResponse_v1(response: ListOffsetsResponse, out: bytearray)
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListOffsetsResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -730,7 +757,7 @@ def _write_ListOffsetsResponse_v2_3(response: ListOffsetsResponse, out: bytearra
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListOffsetsResponse versions 2-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -822,7 +849,7 @@ def _write_ListOffsetsResponse_v4_5(response: ListOffsetsResponse, out: bytearra
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListOffsetsResponse versions 4-5 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -952,7 +979,7 @@ def _write_ListOffsetsResponse_v6_11(response: ListOffsetsResponse, out: bytearr
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListOffsetsResponse versions 6-11 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

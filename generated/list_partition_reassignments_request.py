@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,26 +28,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class ListPartitionReassignmentsTopics(GeneratedStruct):
     """Partitions to report, by topic; null for every reassignment in progress."""
 
-    __slots__ = ("name", "partition_indexes", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partition_indexes": "Indexes of the topic's partitions to report.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListPartitionReassignmentsTopics"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Indexes of the topic's partitions to report.
+    """Name of the topic the partitions in this entry belong to."""
     partition_indexes: list[int]  # versions 0+
+    """Indexes of the topic's partitions to report."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partition_indexes: list[int] | None = None,
+        partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -74,19 +81,27 @@ class ListPartitionReassignmentsRequest(GeneratedStruct):
     """Kafka's ListPartitionReassignmentsRequest (request, apiKey 46), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("timeout_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "timeout_ms": 'Milliseconds the controller may take to answer before the request times out.',
+        "topics": 'Partitions to report, by topic; null for every reassignment in progress.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListPartitionReassignmentsRequest"
     API_KEY: int | None = 46
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Milliseconds the controller may take to answer before the request times out.
     timeout_ms: int  # versions 0+
-    # Partitions to report, by topic; null for every reassignment in progress.
+    """Milliseconds the controller may take to answer before the request times out."""
     topics: list[ListPartitionReassignmentsTopics] | None  # versions 0+, nullable
+    """Partitions to report, by topic; null for every reassignment in progress."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -95,6 +110,8 @@ class ListPartitionReassignmentsRequest(GeneratedStruct):
         topics: list[ListPartitionReassignmentsTopics] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.timeout_ms = timeout_ms
         self.topics = topics
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -171,7 +188,7 @@ def _write_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignment
     try:
         field = "name"
         if topics.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
         name_utf8 = topics.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -181,7 +198,7 @@ def _write_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignment
         field = "partition_indexes"
         partition_indexes_items = topics.partition_indexes
         if partition_indexes_items is None:
-            raise EncodeError("field partition_indexes is null but not nullable at this version")
+                raise EncodeError("field partition_indexes is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
         elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_indexes_items) + 1)
             out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,34 +30,43 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class OngoingPartitionReassignment(GeneratedStruct):
     """Partitions of the topic being reassigned."""
 
-    __slots__ = ("partition_index", "replicas", "adding_replicas", "removing_replicas", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "replicas": 'Broker ids of all current replicas, including those being added and removed.',
+        "adding_replicas": 'Broker ids of replicas being added.',
+        "removing_replicas": 'Broker ids of replicas being removed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OngoingPartitionReassignment"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Broker ids of all current replicas, including those being added and removed.
+    """Index of the partition within the topic."""
     replicas: list[int]  # versions 0+
-    # Broker ids of replicas being added.
+    """Broker ids of all current replicas, including those being added and removed."""
     adding_replicas: list[int]  # versions 0+
-    # Broker ids of replicas being removed.
+    """Broker ids of replicas being added."""
     removing_replicas: list[int]  # versions 0+
+    """Broker ids of replicas being removed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         partition_index: int = 0,
-        replicas: list[int] | None = None,
-        adding_replicas: list[int] | None = None,
-        removing_replicas: list[int] | None = None,
+        replicas: list[int] = DEFAULT,
+        adding_replicas: list[int] = DEFAULT,
+        removing_replicas: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
-        self.replicas = [] if replicas is None else replicas
-        self.adding_replicas = [] if adding_replicas is None else adding_replicas
-        self.removing_replicas = [] if removing_replicas is None else removing_replicas
+        self.replicas = [] if replicas is DEFAULT else replicas
+        self.adding_replicas = [] if adding_replicas is DEFAULT else adding_replicas
+        self.removing_replicas = [] if removing_replicas is DEFAULT else removing_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -87,26 +96,33 @@ class OngoingPartitionReassignment(GeneratedStruct):
 class OngoingTopicReassignment(GeneratedStruct):
     """Topics with a reassignment in progress."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of the topic being reassigned.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OngoingTopicReassignment"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions of the topic being reassigned.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[OngoingPartitionReassignment]  # versions 0+
+    """Partitions of the topic being reassigned."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[OngoingPartitionReassignment] | None = None,
+        partitions: list[OngoingPartitionReassignment] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -133,23 +149,32 @@ class ListPartitionReassignmentsResponse(GeneratedStruct):
     """Kafka's ListPartitionReassignmentsResponse (response, apiKey 46), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED.',
+        "error_message": 'Error text for people, or null when there is none.',
+        "topics": 'Topics with a reassignment in progress.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListPartitionReassignmentsResponse"
     API_KEY: int | None = 46
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    """Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 0+, nullable
-    # Topics with a reassignment in progress.
+    """Error text for people, or null when there is none."""
     topics: list[OngoingTopicReassignment]  # versions 0+
+    """Topics with a reassignment in progress."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -157,13 +182,15 @@ class ListPartitionReassignmentsResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
-        topics: list[OngoingTopicReassignment] | None = None,
+        topics: list[OngoingTopicReassignment] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -266,7 +293,7 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
         field = "replicas"
         replicas_items = reassignment.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
         elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replicas_items) + 1)
             out += _pack_int32s[len(replicas_items)](*replicas_items)
@@ -276,7 +303,7 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
         field = "adding_replicas"
         adding_replicas_items = reassignment.adding_replicas
         if adding_replicas_items is None:
-            raise EncodeError("field adding_replicas is null but not nullable at this version")
+                raise EncodeError("field adding_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
         elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(adding_replicas_items) + 1)
             out += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
@@ -286,7 +313,7 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
         field = "removing_replicas"
         removing_replicas_items = reassignment.removing_replicas
         if removing_replicas_items is None:
-            raise EncodeError("field removing_replicas is null but not nullable at this version")
+                raise EncodeError("field removing_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
         elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(removing_replicas_items) + 1)
             out += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
@@ -445,7 +472,7 @@ def _write_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment, o
     try:
         field = "name"
         if reassignment.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
         name_utf8 = reassignment.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -455,7 +482,7 @@ def _write_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment, o
         field = "partitions[]"
         partitions_items = reassignment.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -661,7 +688,7 @@ def _write_ListPartitionReassignmentsResponse_v0(response: ListPartitionReassign
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ListPartitionReassignmentsResponse version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,35 +28,48 @@ _pack_int64s = _w.PACK_ARRAY["q"]
 class ListTransactionsRequest(GeneratedStruct):
     """Kafka's ListTransactionsRequest (request, apiKey 66), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("state_filters", "producer_id_filters", "duration_filter", "transactional_id_pattern", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "state_filters": 'Transaction states to list (for example Ongoing); empty lists every state.',
+        "producer_id_filters": 'Producer ids to list; empty lists every producer.',
+        "duration_filter": 'List only transactions running for longer than this many milliseconds; negative for no limit.',
+        "transactional_id_pattern": 'Regular expression the transactional ids must match; null or empty for every id.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListTransactionsRequest"
     API_KEY: int | None = 66
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Transaction states to list (for example Ongoing); empty lists every state.
     state_filters: list[str]  # versions 0+
-    # Producer ids to list; empty lists every producer.
+    """Transaction states to list (for example Ongoing); empty lists every state."""
     producer_id_filters: list[int]  # versions 0+
-    # List only transactions running for longer than this many milliseconds; negative for no limit.
+    """Producer ids to list; empty lists every producer."""
     duration_filter: int  # versions 1+
-    # Regular expression the transactional ids must match; null or empty for every id.
+    """List only transactions running for longer than this many milliseconds; negative for no
+    limit."""
     transactional_id_pattern: str | None  # versions 2+, nullable
+    """Regular expression the transactional ids must match; null or empty for every id."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        state_filters: list[str] | None = None,
-        producer_id_filters: list[int] | None = None,
+        state_filters: list[str] = DEFAULT,
+        producer_id_filters: list[int] = DEFAULT,
         duration_filter: int = -1,
         transactional_id_pattern: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.state_filters = [] if state_filters is None else state_filters
-        self.producer_id_filters = [] if producer_id_filters is None else producer_id_filters
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.state_filters = [] if state_filters is DEFAULT else state_filters
+        self.producer_id_filters = [] if producer_id_filters is DEFAULT else producer_id_filters
         self.duration_filter = duration_filter
         self.transactional_id_pattern = transactional_id_pattern
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -152,7 +165,7 @@ def _write_ListTransactionsRequest_v0(request: ListTransactionsRequest, out: byt
         field = "state_filters"
         state_filters_items = request.state_filters
         if state_filters_items is None:
-            raise EncodeError("field state_filters is null but not nullable at this version")
+                raise EncodeError("field state_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
         elif len(state_filters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_filters_items) + 1)
             for state_filters_item in state_filters_items:
@@ -168,7 +181,7 @@ def _write_ListTransactionsRequest_v0(request: ListTransactionsRequest, out: byt
         field = "producer_id_filters"
         producer_id_filters_items = request.producer_id_filters
         if producer_id_filters_items is None:
-            raise EncodeError("field producer_id_filters is null but not nullable at this version")
+                raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
         elif len(producer_id_filters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(producer_id_filters_items) + 1)
             out += _pack_int64s[len(producer_id_filters_items)](*producer_id_filters_items)
@@ -272,7 +285,7 @@ def _write_ListTransactionsRequest_v1(request: ListTransactionsRequest, out: byt
         field = "state_filters"
         state_filters_items = request.state_filters
         if state_filters_items is None:
-            raise EncodeError("field state_filters is null but not nullable at this version")
+                raise EncodeError("field state_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
         elif len(state_filters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_filters_items) + 1)
             for state_filters_item in state_filters_items:
@@ -288,7 +301,7 @@ def _write_ListTransactionsRequest_v1(request: ListTransactionsRequest, out: byt
         field = "producer_id_filters"
         producer_id_filters_items = request.producer_id_filters
         if producer_id_filters_items is None:
-            raise EncodeError("field producer_id_filters is null but not nullable at this version")
+                raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
         elif len(producer_id_filters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(producer_id_filters_items) + 1)
             out += _pack_int64s[len(producer_id_filters_items)](*producer_id_filters_items)
@@ -406,7 +419,7 @@ def _write_ListTransactionsRequest_v2(request: ListTransactionsRequest, out: byt
         field = "state_filters"
         state_filters_items = request.state_filters
         if state_filters_items is None:
-            raise EncodeError("field state_filters is null but not nullable at this version")
+                raise EncodeError("field state_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
         elif len(state_filters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_filters_items) + 1)
             for state_filters_item in state_filters_items:
@@ -422,7 +435,7 @@ def _write_ListTransactionsRequest_v2(request: ListTransactionsRequest, out: byt
         field = "producer_id_filters"
         producer_id_filters_items = request.producer_id_filters
         if producer_id_filters_items is None:
-            raise EncodeError("field producer_id_filters is null but not nullable at this version")
+                raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
         elif len(producer_id_filters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(producer_id_filters_items) + 1)
             out += _pack_int64s[len(producer_id_filters_items)](*producer_id_filters_items)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,18 +28,24 @@ _pack_ListTransactionsResponse_throttle_time_ms_error_code = struct.Struct(">ih"
 class TransactionState(GeneratedStruct):
     """The transactions found, one entry each."""
 
-    __slots__ = ("transactional_id", "producer_id", "transaction_state", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_id": 'Transactional id of the transaction.',
+        "producer_id": 'Producer id the transactional id holds.',
+        "transaction_state": 'State of the transaction at the coordinator, for example Ongoing or CompleteCommit.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TransactionState"
     VALID_VERSIONS = (0, 2)
 
-    # Transactional id of the transaction.
     transactional_id: str  # versions 0+
-    # Producer id the transactional id holds.
+    """Transactional id of the transaction."""
     producer_id: int  # versions 0+
-    # State of the transaction at the coordinator, for example Ongoing or CompleteCommit.
+    """Producer id the transactional id holds."""
     transaction_state: str  # versions 0+
+    """State of the transaction at the coordinator, for example Ongoing or CompleteCommit."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +55,8 @@ class TransactionState(GeneratedStruct):
         transaction_state: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.transaction_state = transaction_state
@@ -79,37 +87,49 @@ class TransactionState(GeneratedStruct):
 class ListTransactionsResponse(GeneratedStruct):
     """Kafka's ListTransactionsResponse (response, apiKey 66), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "unknown_state_filters", "transaction_states", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS or INVALID_REGULAR_EXPRESSION.',
+        "unknown_state_filters": 'States from StateFilters that the coordinator does not know.',
+        "transaction_states": 'The transactions found, one entry each.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ListTransactionsResponse"
     API_KEY: int | None = 66
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS or INVALID_REGULAR_EXPRESSION.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # States from StateFilters that the coordinator does not know.
+    """Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS or
+    INVALID_REGULAR_EXPRESSION."""
     unknown_state_filters: list[str]  # versions 0+
-    # The transactions found, one entry each.
+    """States from StateFilters that the coordinator does not know."""
     transaction_states: list[TransactionState]  # versions 0+
+    """The transactions found, one entry each."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        unknown_state_filters: list[str] | None = None,
-        transaction_states: list[TransactionState] | None = None,
+        unknown_state_filters: list[str] = DEFAULT,
+        transaction_states: list[TransactionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.unknown_state_filters = [] if unknown_state_filters is None else unknown_state_filters
-        self.transaction_states = [] if transaction_states is None else transaction_states
+        self.unknown_state_filters = [] if unknown_state_filters is DEFAULT else unknown_state_filters
+        self.transaction_states = [] if transaction_states is DEFAULT else transaction_states
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -188,7 +208,7 @@ def _write_TransactionState_v0_2(state: TransactionState, out: bytearray) -> Non
     try:
         field = "transactional_id"
         if state.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which TransactionState versions 0-2 do not allow (never nullable)")
         transactional_id_utf8 = state.transactional_id.encode()
         if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(transactional_id_utf8) + 1)
@@ -199,7 +219,7 @@ def _write_TransactionState_v0_2(state: TransactionState, out: bytearray) -> Non
         out += _pack_TransactionState_producer_id(state.producer_id)
         field = "transaction_state"
         if state.transaction_state is None:
-            raise EncodeError("field transaction_state is null but not nullable at this version")
+            raise EncodeError("field transaction_state is null, which TransactionState versions 0-2 do not allow (never nullable)")
         transaction_state_utf8 = state.transaction_state.encode()
         if len(transaction_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(transaction_state_utf8) + 1)
@@ -335,7 +355,7 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
         field = "unknown_state_filters"
         unknown_state_filters_items = response.unknown_state_filters
         if unknown_state_filters_items is None:
-            raise EncodeError("field unknown_state_filters is null but not nullable at this version")
+                raise EncodeError("field unknown_state_filters is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
         elif len(unknown_state_filters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(unknown_state_filters_items) + 1)
             for unknown_state_filters_item in unknown_state_filters_items:
@@ -351,7 +371,7 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
         field = "transaction_states[]"
         transaction_states_items = response.transaction_states
         if transaction_states_items is None:
-            raise EncodeError("field transaction_states is null but not nullable at this version")
+                raise EncodeError("field transaction_states is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
         elif len(transaction_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(transaction_states_items) + 1)
             for transaction_states_item in transaction_states_items:

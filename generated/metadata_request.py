@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,16 +33,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class MetadataRequestTopic(GeneratedStruct):
     """Topics to describe; see the version notes for what empty and null mean."""
 
-    __slots__ = ("topic_id", "name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic to describe (v12+ lookup by id); the zero uuid when Name is given.',
+        "name": 'Name of the topic to describe; null when TopicId names it (v12+).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "MetadataRequestTopic"
     VALID_VERSIONS = (0, 13)
 
-    # Id of the topic to describe (v12+ lookup by id); the zero uuid when Name is given.
     topic_id: UUID  # versions 10+, ignorable
-    # Name of the topic to describe; null when TopicId names it (v12+).
+    """Id of the topic to describe (v12+ lookup by id); the zero uuid when Name is given."""
     name: str | None  # versions 0+, nullable 10+
+    """Name of the topic to describe; null when TopicId names it (v12+)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -51,6 +56,8 @@ class MetadataRequestTopic(GeneratedStruct):
         name: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
         self.name = name
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -78,34 +85,46 @@ class MetadataRequestTopic(GeneratedStruct):
 class MetadataRequest(GeneratedStruct):
     """Kafka's MetadataRequest (request, apiKey 3), versions 0-13, flexible versions 9+."""
 
-    __slots__ = ("topics", "allow_auto_topic_creation", "include_cluster_authorized_operations", "include_topic_authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topics": 'Topics to describe; see the version notes for what empty and null mean.',
+        "allow_auto_topic_creation": 'Lets the broker create missing requested topics, when its configuration allows that.',
+        "include_cluster_authorized_operations": 'Asks for the operations the caller may perform on the cluster.',
+        "include_topic_authorized_operations": 'Asks for the operations the caller may perform on each topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "MetadataRequest"
     API_KEY: int | None = 3
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 9
     VALID_VERSIONS = (0, 13)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 13)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Topics to describe; see the version notes for what empty and null mean.
     topics: list[MetadataRequestTopic] | None  # versions 0+, nullable 1+
-    # Lets the broker create missing requested topics, when its configuration allows that.
+    """Topics to describe; see the version notes for what empty and null mean."""
     allow_auto_topic_creation: bool  # versions 4+
-    # Asks for the operations the caller may perform on the cluster.
+    """Lets the broker create missing requested topics, when its configuration allows that."""
     include_cluster_authorized_operations: bool  # versions 8-10
-    # Asks for the operations the caller may perform on each topic.
+    """Asks for the operations the caller may perform on the cluster."""
     include_topic_authorized_operations: bool  # versions 8+
+    """Asks for the operations the caller may perform on each topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topics: list[MetadataRequestTopic] | None = None,
+        topics: list[MetadataRequestTopic] | None = DEFAULT,
         allow_auto_topic_creation: bool = True,
         include_cluster_authorized_operations: bool = False,
         include_topic_authorized_operations: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topics = [] if topics is None else topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topics = [] if topics is DEFAULT else topics
         self.allow_auto_topic_creation = allow_auto_topic_creation
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.include_topic_authorized_operations = include_topic_authorized_operations
@@ -159,7 +178,7 @@ def _write_MetadataRequestTopic_v0_8(topic: MetadataRequestTopic, out: bytearray
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which MetadataRequestTopic versions 0-8 do not allow (nullable in versions 10+)")
         _w.write_string(out, topic.name)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -208,7 +227,7 @@ def _write_MetadataRequestTopic_v9(topic: MetadataRequestTopic, out: bytearray) 
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which MetadataRequestTopic version 9 does not allow (nullable in versions 10+)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -350,7 +369,7 @@ def _write_MetadataRequest_v0(request: MetadataRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataRequest version 0 does not allow (nullable in versions 1+)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:

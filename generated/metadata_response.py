@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -51,20 +51,27 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class MetadataResponseBroker(GeneratedStruct):
     """Live brokers of the cluster, as reachable on the listener the request came in on."""
 
-    __slots__ = ("node_id", "host", "port", "rack", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "node_id": 'Broker id of the live broker.',
+        "host": 'Host name of the broker on that listener.',
+        "port": 'Port of the broker on that listener.',
+        "rack": 'Rack of the broker, or null when it has none.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "MetadataResponseBroker"
     VALID_VERSIONS = (0, 13)
 
-    # Broker id of the live broker.
     node_id: int  # versions 0+, map key
-    # Host name of the broker on that listener.
+    """Broker id of the live broker."""
     host: str  # versions 0+
-    # Port of the broker on that listener.
+    """Host name of the broker on that listener."""
     port: int  # versions 0+
-    # Rack of the broker, or null when it has none.
+    """Port of the broker on that listener."""
     rack: str | None  # versions 1+, nullable, ignorable
+    """Rack of the broker, or null when it has none."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -75,6 +82,8 @@ class MetadataResponseBroker(GeneratedStruct):
         rack: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.node_id = node_id
         self.host = host
         self.port = port
@@ -108,27 +117,37 @@ class MetadataResponseBroker(GeneratedStruct):
 class MetadataResponsePartition(GeneratedStruct):
     """One entry per partition of the topic."""
 
-    __slots__ = ("error_code", "partition_index", "leader_id", "leader_epoch", "replica_nodes", "isr_nodes", "offline_replicas", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE or REPLICA_NOT_AVAILABLE.',
+        "partition_index": 'Index of the partition within the topic.',
+        "leader_id": "Broker id of the partition's leader, or -1 when it has none.",
+        "leader_epoch": 'Leader epoch of the partition, -1 when unknown; clients use it to ignore older metadata.',
+        "replica_nodes": "Broker ids of all the partition's replicas.",
+        "isr_nodes": 'Broker ids of the in-sync replicas.',
+        "offline_replicas": 'Broker ids of replicas that are offline (their broker or log directory failed).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "MetadataResponsePartition"
     VALID_VERSIONS = (0, 13)
 
-    # Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE or
-    # REPLICA_NOT_AVAILABLE.
     error_code: int  # versions 0+
-    # Index of the partition within the topic.
+    """Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE or
+    REPLICA_NOT_AVAILABLE."""
     partition_index: int  # versions 0+
-    # Broker id of the partition's leader, or -1 when it has none.
+    """Index of the partition within the topic."""
     leader_id: int  # versions 0+
-    # Leader epoch of the partition, -1 when unknown; clients use it to ignore older metadata.
+    """Broker id of the partition's leader, or -1 when it has none."""
     leader_epoch: int  # versions 7+, ignorable
-    # Broker ids of all the partition's replicas.
+    """Leader epoch of the partition, -1 when unknown; clients use it to ignore older metadata."""
     replica_nodes: list[int]  # versions 0+
-    # Broker ids of the in-sync replicas.
+    """Broker ids of all the partition's replicas."""
     isr_nodes: list[int]  # versions 0+
-    # Broker ids of replicas that are offline (their broker or log directory failed).
+    """Broker ids of the in-sync replicas."""
     offline_replicas: list[int]  # versions 5+, ignorable
+    """Broker ids of replicas that are offline (their broker or log directory failed)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -137,18 +156,20 @@ class MetadataResponsePartition(GeneratedStruct):
         partition_index: int = 0,
         leader_id: int = 0,
         leader_epoch: int = -1,
-        replica_nodes: list[int] | None = None,
-        isr_nodes: list[int] | None = None,
-        offline_replicas: list[int] | None = None,
+        replica_nodes: list[int] = DEFAULT,
+        isr_nodes: list[int] = DEFAULT,
+        offline_replicas: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.partition_index = partition_index
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
-        self.replica_nodes = [] if replica_nodes is None else replica_nodes
-        self.isr_nodes = [] if isr_nodes is None else isr_nodes
-        self.offline_replicas = [] if offline_replicas is None else offline_replicas
+        self.replica_nodes = [] if replica_nodes is DEFAULT else replica_nodes
+        self.isr_nodes = [] if isr_nodes is DEFAULT else isr_nodes
+        self.offline_replicas = [] if offline_replicas is DEFAULT else offline_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -184,28 +205,37 @@ class MetadataResponsePartition(GeneratedStruct):
 class MetadataResponseTopic(GeneratedStruct):
     """One entry per topic described."""
 
-    __slots__ = ("error_code", "name", "topic_id", "is_internal", "partitions", "topic_authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE (while being created) or TOPIC_AUTHORIZATION_FAILED.',
+        "name": 'Name of the topic; null only for an unknown topic asked for by id. Name or TopicId is always set.',
+        "topic_id": 'Id of the topic; all zeros only for an unknown topic asked for by name. Name or TopicId is always set.',
+        "is_internal": 'True for internal topics such as __consumer_offsets and __transaction_state.',
+        "partitions": 'One entry per partition of the topic.',
+        "topic_authorized_operations": 'Bit field of the ACL operations the caller may perform on the topic (bit n for AclOperation code n); INT32_MIN when not asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "MetadataResponseTopic"
     VALID_VERSIONS = (0, 13)
 
-    # Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION,
-    # LEADER_NOT_AVAILABLE (while being created) or TOPIC_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Name of the topic; null only for an unknown topic asked for by id. Name or TopicId is always
-    # set.
+    """Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION,
+    LEADER_NOT_AVAILABLE (while being created) or TOPIC_AUTHORIZATION_FAILED."""
     name: str | None  # versions 0+, nullable 12+, map key
-    # Id of the topic; all zeros only for an unknown topic asked for by name. Name or TopicId is
-    # always set.
+    """Name of the topic; null only for an unknown topic asked for by id. Name or TopicId is
+    always set."""
     topic_id: UUID  # versions 10+, ignorable
-    # True for internal topics such as __consumer_offsets and __transaction_state.
+    """Id of the topic; all zeros only for an unknown topic asked for by name. Name or TopicId is
+    always set."""
     is_internal: bool  # versions 1+, ignorable
-    # One entry per partition of the topic.
+    """True for internal topics such as __consumer_offsets and __transaction_state."""
     partitions: list[MetadataResponsePartition]  # versions 0+
-    # Bit field of the ACL operations the caller may perform on the topic (bit n for AclOperation
-    # code n); INT32_MIN when not asked for.
+    """One entry per partition of the topic."""
     topic_authorized_operations: int  # versions 8+
+    """Bit field of the ACL operations the caller may perform on the topic (bit n for
+    AclOperation code n); INT32_MIN when not asked for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -214,15 +244,17 @@ class MetadataResponseTopic(GeneratedStruct):
         name: str | None = '',
         topic_id: UUID = _ZERO_UUID,
         is_internal: bool = False,
-        partitions: list[MetadataResponsePartition] | None = None,
+        partitions: list[MetadataResponsePartition] = DEFAULT,
         topic_authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.name = name
         self.topic_id = topic_id
         self.is_internal = is_internal
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.topic_authorized_operations = topic_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -257,49 +289,64 @@ class MetadataResponseTopic(GeneratedStruct):
 class MetadataResponse(GeneratedStruct):
     """Kafka's MetadataResponse (response, apiKey 3), versions 0-13, flexible versions 9+."""
 
-    __slots__ = ("throttle_time_ms", "brokers", "cluster_id", "controller_id", "topics", "cluster_authorized_operations", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "brokers": 'Live brokers of the cluster, as reachable on the listener the request came in on.',
+        "cluster_id": 'Id of the cluster the answering broker is part of.',
+        "controller_id": 'Id of the active controller; a KRaft cluster reports a random live broker instead, since clients cannot reach controllers; -1 when unknown.',
+        "topics": 'One entry per topic described.',
+        "cluster_authorized_operations": 'Bit field of the ACL operations the caller may perform on the cluster (v8-v10); INT32_MIN when not asked for.',
+        "error_code": 'Error for the whole request (v13+), 0 if none; for example REBOOTSTRAP_REQUIRED (KIP-1102).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "MetadataResponse"
     API_KEY: int | None = 3
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 9
     VALID_VERSIONS = (0, 13)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 13)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 3+, ignorable
-    # Live brokers of the cluster, as reachable on the listener the request came in on.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     brokers: KeyedList[MetadataResponseBroker]  # versions 0+
-    # Id of the cluster the answering broker is part of.
+    """Live brokers of the cluster, as reachable on the listener the request came in on."""
     cluster_id: str | None  # versions 2+, nullable, ignorable
-    # Id of the active controller; a KRaft cluster reports a random live broker instead, since
-    # clients cannot reach controllers; -1 when unknown.
+    """Id of the cluster the answering broker is part of."""
     controller_id: int  # versions 1+, ignorable
-    # One entry per topic described.
+    """Id of the active controller; a KRaft cluster reports a random live broker instead, since
+    clients cannot reach controllers; -1 when unknown."""
     topics: KeyedList[MetadataResponseTopic]  # versions 0+
-    # Bit field of the ACL operations the caller may perform on the cluster (v8-v10); INT32_MIN when
-    # not asked for.
+    """One entry per topic described."""
     cluster_authorized_operations: int  # versions 8-10
-    # Error for the whole request (v13+), 0 if none; for example REBOOTSTRAP_REQUIRED (KIP-1102).
+    """Bit field of the ACL operations the caller may perform on the cluster (v8-v10); INT32_MIN
+    when not asked for."""
     error_code: int  # versions 13+, ignorable
+    """Error for the whole request (v13+), 0 if none; for example REBOOTSTRAP_REQUIRED
+    (KIP-1102)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        brokers: list[MetadataResponseBroker] | None = None,
+        brokers: list[MetadataResponseBroker] = DEFAULT,
         cluster_id: str | None = None,
         controller_id: int = -1,
-        topics: list[MetadataResponseTopic] | None = None,
+        topics: list[MetadataResponseTopic] = DEFAULT,
         cluster_authorized_operations: int = -2147483648,
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.brokers = KeyedList() if brokers is None else brokers if type(brokers) is KeyedList else KeyedList(brokers)
+        self.brokers = KeyedList() if brokers is DEFAULT else brokers if type(brokers) is KeyedList or brokers is None else KeyedList(brokers)
         self.cluster_id = cluster_id
         self.controller_id = controller_id
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.cluster_authorized_operations = cluster_authorized_operations
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -366,7 +413,7 @@ def _write_MetadataResponseBroker_v0(broker: MetadataResponseBroker, out: bytear
         out += _pack_MetadataResponseBroker_node_id(broker.node_id)
         field = "host"
         if broker.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which MetadataResponseBroker version 0 does not allow (never nullable)")
         _w.write_string(out, broker.host)
         field = "port"
         out += _pack_MetadataResponseBroker_port(broker.port)
@@ -412,7 +459,7 @@ def _write_MetadataResponseBroker_v1_8(broker: MetadataResponseBroker, out: byte
         out += _pack_MetadataResponseBroker_node_id(broker.node_id)
         field = "host"
         if broker.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which MetadataResponseBroker versions 1-8 do not allow (never nullable)")
         _w.write_string(out, broker.host)
         field = "port"
         out += _pack_MetadataResponseBroker_port(broker.port)
@@ -488,7 +535,7 @@ def _write_MetadataResponseBroker_v9_13(broker: MetadataResponseBroker, out: byt
         out += _pack_MetadataResponseBroker_node_id(broker.node_id)
         field = "host"
         if broker.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which MetadataResponseBroker versions 9-13 do not allow (never nullable)")
         host_utf8 = broker.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -558,14 +605,14 @@ def _write_MetadataResponsePartition_v0_4(partition: MetadataResponsePartition, 
         field = "replica_nodes"
         replica_nodes_items = partition.replica_nodes
         if replica_nodes_items is None:
-            raise EncodeError("field replica_nodes is null but not nullable at this version")
+                raise EncodeError("field replica_nodes is null, which MetadataResponsePartition versions 0-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(replica_nodes_items), False)
             _w.write_fixed_array(out, replica_nodes_items, "i")
         field = "isr_nodes"
         isr_nodes_items = partition.isr_nodes
         if isr_nodes_items is None:
-            raise EncodeError("field isr_nodes is null but not nullable at this version")
+                raise EncodeError("field isr_nodes is null, which MetadataResponsePartition versions 0-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_nodes_items), False)
             _w.write_fixed_array(out, isr_nodes_items, "i")
@@ -635,21 +682,21 @@ def _write_MetadataResponsePartition_v5_6(partition: MetadataResponsePartition, 
         field = "replica_nodes"
         replica_nodes_items = partition.replica_nodes
         if replica_nodes_items is None:
-            raise EncodeError("field replica_nodes is null but not nullable at this version")
+                raise EncodeError("field replica_nodes is null, which MetadataResponsePartition versions 5-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(replica_nodes_items), False)
             _w.write_fixed_array(out, replica_nodes_items, "i")
         field = "isr_nodes"
         isr_nodes_items = partition.isr_nodes
         if isr_nodes_items is None:
-            raise EncodeError("field isr_nodes is null but not nullable at this version")
+                raise EncodeError("field isr_nodes is null, which MetadataResponsePartition versions 5-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_nodes_items), False)
             _w.write_fixed_array(out, isr_nodes_items, "i")
         field = "offline_replicas"
         offline_replicas_items = partition.offline_replicas
         if offline_replicas_items is None:
-            raise EncodeError("field offline_replicas is null but not nullable at this version")
+                raise EncodeError("field offline_replicas is null, which MetadataResponsePartition versions 5-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(offline_replicas_items), False)
             _w.write_fixed_array(out, offline_replicas_items, "i")
@@ -724,21 +771,21 @@ def _write_MetadataResponsePartition_v7_8(partition: MetadataResponsePartition, 
         field = "replica_nodes"
         replica_nodes_items = partition.replica_nodes
         if replica_nodes_items is None:
-            raise EncodeError("field replica_nodes is null but not nullable at this version")
+                raise EncodeError("field replica_nodes is null, which MetadataResponsePartition versions 7-8 do not allow (never nullable)")
         else:
             _w.write_count(out, len(replica_nodes_items), False)
             _w.write_fixed_array(out, replica_nodes_items, "i")
         field = "isr_nodes"
         isr_nodes_items = partition.isr_nodes
         if isr_nodes_items is None:
-            raise EncodeError("field isr_nodes is null but not nullable at this version")
+                raise EncodeError("field isr_nodes is null, which MetadataResponsePartition versions 7-8 do not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_nodes_items), False)
             _w.write_fixed_array(out, isr_nodes_items, "i")
         field = "offline_replicas"
         offline_replicas_items = partition.offline_replicas
         if offline_replicas_items is None:
-            raise EncodeError("field offline_replicas is null but not nullable at this version")
+                raise EncodeError("field offline_replicas is null, which MetadataResponsePartition versions 7-8 do not allow (never nullable)")
         else:
             _w.write_count(out, len(offline_replicas_items), False)
             _w.write_fixed_array(out, offline_replicas_items, "i")
@@ -844,7 +891,7 @@ def _write_MetadataResponsePartition_v9_13(partition: MetadataResponsePartition,
         field = "replica_nodes"
         replica_nodes_items = partition.replica_nodes
         if replica_nodes_items is None:
-            raise EncodeError("field replica_nodes is null but not nullable at this version")
+                raise EncodeError("field replica_nodes is null, which MetadataResponsePartition versions 9-13 do not allow (never nullable)")
         elif len(replica_nodes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replica_nodes_items) + 1)
             out += _pack_int32s[len(replica_nodes_items)](*replica_nodes_items)
@@ -854,7 +901,7 @@ def _write_MetadataResponsePartition_v9_13(partition: MetadataResponsePartition,
         field = "isr_nodes"
         isr_nodes_items = partition.isr_nodes
         if isr_nodes_items is None:
-            raise EncodeError("field isr_nodes is null but not nullable at this version")
+                raise EncodeError("field isr_nodes is null, which MetadataResponsePartition versions 9-13 do not allow (never nullable)")
         elif len(isr_nodes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_nodes_items) + 1)
             out += _pack_int32s[len(isr_nodes_items)](*isr_nodes_items)
@@ -864,7 +911,7 @@ def _write_MetadataResponsePartition_v9_13(partition: MetadataResponsePartition,
         field = "offline_replicas"
         offline_replicas_items = partition.offline_replicas
         if offline_replicas_items is None:
-            raise EncodeError("field offline_replicas is null but not nullable at this version")
+                raise EncodeError("field offline_replicas is null, which MetadataResponsePartition versions 9-13 do not allow (never nullable)")
         elif len(offline_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(offline_replicas_items) + 1)
             out += _pack_int32s[len(offline_replicas_items)](*offline_replicas_items)
@@ -975,12 +1022,12 @@ def _write_MetadataResponseTopic_v0(topic: MetadataResponseTopic, out: bytearray
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which MetadataResponseTopic version 0 does not allow (nullable in versions 12+)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which MetadataResponseTopic version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1072,14 +1119,14 @@ def _write_MetadataResponseTopic_v1_4(topic: MetadataResponseTopic, out: bytearr
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which MetadataResponseTopic versions 1-4 do not allow (nullable in versions 12+)")
         _w.write_string(out, topic.name)
         field = "is_internal"
         out += _pack_MetadataResponseTopic_is_internal(topic.is_internal)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which MetadataResponseTopic versions 1-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1177,14 +1224,14 @@ def _write_MetadataResponseTopic_v5_6(topic: MetadataResponseTopic, out: bytearr
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which MetadataResponseTopic versions 5-6 do not allow (nullable in versions 12+)")
         _w.write_string(out, topic.name)
         field = "is_internal"
         out += _pack_MetadataResponseTopic_is_internal(topic.is_internal)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which MetadataResponseTopic versions 5-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1281,14 +1328,14 @@ def _write_MetadataResponseTopic_v7(topic: MetadataResponseTopic, out: bytearray
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which MetadataResponseTopic version 7 does not allow (nullable in versions 12+)")
         _w.write_string(out, topic.name)
         field = "is_internal"
         out += _pack_MetadataResponseTopic_is_internal(topic.is_internal)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which MetadataResponseTopic version 7 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1385,14 +1432,14 @@ def _write_MetadataResponseTopic_v8(topic: MetadataResponseTopic, out: bytearray
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which MetadataResponseTopic version 8 does not allow (nullable in versions 12+)")
         _w.write_string(out, topic.name)
         field = "is_internal"
         out += _pack_MetadataResponseTopic_is_internal(topic.is_internal)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which MetadataResponseTopic version 8 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -1544,7 +1591,7 @@ def _write_MetadataResponseTopic_v9(topic: MetadataResponseTopic, out: bytearray
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which MetadataResponseTopic version 9 does not allow (nullable in versions 12+)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -1556,7 +1603,7 @@ def _write_MetadataResponseTopic_v9(topic: MetadataResponseTopic, out: bytearray
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which MetadataResponseTopic version 9 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1722,7 +1769,7 @@ def _write_MetadataResponseTopic_v10_11(topic: MetadataResponseTopic, out: bytea
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which MetadataResponseTopic versions 10-11 do not allow (nullable in versions 12+)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -1736,7 +1783,7 @@ def _write_MetadataResponseTopic_v10_11(topic: MetadataResponseTopic, out: bytea
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which MetadataResponseTopic versions 10-11 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1913,7 +1960,7 @@ def _write_MetadataResponseTopic_v12_13(topic: MetadataResponseTopic, out: bytea
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which MetadataResponseTopic versions 12-13 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -2072,7 +2119,7 @@ def _write_MetadataResponse_v0(response: MetadataResponse, out: bytearray) -> No
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(brokers_items), False)
             for brokers_item in brokers_items:
@@ -2080,7 +2127,7 @@ def _write_MetadataResponse_v0(response: MetadataResponse, out: bytearray) -> No
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2234,7 +2281,7 @@ def _write_MetadataResponse_v1(response: MetadataResponse, out: bytearray) -> No
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(brokers_items), False)
             for brokers_item in brokers_items:
@@ -2244,7 +2291,7 @@ def _write_MetadataResponse_v1(response: MetadataResponse, out: bytearray) -> No
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2399,7 +2446,7 @@ def _write_MetadataResponse_v2(response: MetadataResponse, out: bytearray) -> No
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(brokers_items), False)
             for brokers_item in brokers_items:
@@ -2411,7 +2458,7 @@ def _write_MetadataResponse_v2(response: MetadataResponse, out: bytearray) -> No
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2571,7 +2618,7 @@ def _write_MetadataResponse_v3_4(response: MetadataResponse, out: bytearray) -> 
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse versions 3-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(brokers_items), False)
             for brokers_item in brokers_items:
@@ -2583,7 +2630,7 @@ def _write_MetadataResponse_v3_4(response: MetadataResponse, out: bytearray) -> 
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse versions 3-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2749,7 +2796,7 @@ def _write_MetadataResponse_v5_6(response: MetadataResponse, out: bytearray) -> 
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse versions 5-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(brokers_items), False)
             for brokers_item in brokers_items:
@@ -2761,7 +2808,7 @@ def _write_MetadataResponse_v5_6(response: MetadataResponse, out: bytearray) -> 
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse versions 5-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2926,7 +2973,7 @@ def _write_MetadataResponse_v7(response: MetadataResponse, out: bytearray) -> No
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 7 does not allow (never nullable)")
         else:
             _w.write_count(out, len(brokers_items), False)
             for brokers_item in brokers_items:
@@ -2938,7 +2985,7 @@ def _write_MetadataResponse_v7(response: MetadataResponse, out: bytearray) -> No
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 7 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -3105,7 +3152,7 @@ def _write_MetadataResponse_v8(response: MetadataResponse, out: bytearray) -> No
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 8 does not allow (never nullable)")
         else:
             _w.write_count(out, len(brokers_items), False)
             for brokers_item in brokers_items:
@@ -3117,7 +3164,7 @@ def _write_MetadataResponse_v8(response: MetadataResponse, out: bytearray) -> No
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 8 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -3399,7 +3446,7 @@ def _write_MetadataResponse_v9(response: MetadataResponse, out: bytearray) -> No
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 9 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
             for brokers_item in brokers_items:
@@ -3415,7 +3462,7 @@ def _write_MetadataResponse_v9(response: MetadataResponse, out: bytearray) -> No
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 9 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -3711,7 +3758,7 @@ def _write_MetadataResponse_v10(response: MetadataResponse, out: bytearray) -> N
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 10 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
             for brokers_item in brokers_items:
@@ -3727,7 +3774,7 @@ def _write_MetadataResponse_v10(response: MetadataResponse, out: bytearray) -> N
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 10 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -4023,7 +4070,7 @@ def _write_MetadataResponse_v11(response: MetadataResponse, out: bytearray) -> N
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 11 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
             for brokers_item in brokers_items:
@@ -4039,7 +4086,7 @@ def _write_MetadataResponse_v11(response: MetadataResponse, out: bytearray) -> N
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 11 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -4336,7 +4383,7 @@ def _write_MetadataResponse_v12(response: MetadataResponse, out: bytearray) -> N
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 12 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
             for brokers_item in brokers_items:
@@ -4352,7 +4399,7 @@ def _write_MetadataResponse_v12(response: MetadataResponse, out: bytearray) -> N
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 12 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -4651,7 +4698,7 @@ def _write_MetadataResponse_v13(response: MetadataResponse, out: bytearray) -> N
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
-            raise EncodeError("field brokers is null but not nullable at this version")
+                raise EncodeError("field brokers is null, which MetadataResponse version 13 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
             for brokers_item in brokers_items:
@@ -4667,7 +4714,7 @@ def _write_MetadataResponse_v13(response: MetadataResponse, out: bytearray) -> N
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which MetadataResponse version 13 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,21 +26,29 @@ _pack_OffsetCommitKey_partition = struct.Struct(">i").pack
 class OffsetCommitKey(GeneratedStruct):
     """Kafka's OffsetCommitKey (coordinator-key, apiKey 1), versions 0, flexible versions none."""
 
-    __slots__ = ("group", "topic", "partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group": 'Id of the group that committed the offset.',
+        "topic": 'Name of the topic the offset is for.',
+        "partition": 'Index of the partition the offset is for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetCommitKey"
     API_KEY: int | None = 1
     MESSAGE_TYPE = "coordinator-key"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the group that committed the offset.
     group: str  # version 0
-    # Name of the topic the offset is for.
+    """Id of the group that committed the offset."""
     topic: str  # version 0
-    # Index of the partition the offset is for.
+    """Name of the topic the offset is for."""
     partition: int  # version 0
+    """Index of the partition the offset is for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +58,8 @@ class OffsetCommitKey(GeneratedStruct):
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group = group
         self.topic = topic
         self.partition = partition
@@ -105,11 +115,11 @@ def _write_OffsetCommitKey_v0(key: OffsetCommitKey, out: bytearray) -> None:
     try:
         field = "group"
         if key.group is None:
-            raise EncodeError("field group is null but not nullable at this version")
+            raise EncodeError("field group is null, which OffsetCommitKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.group)
         field = "topic"
         if key.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which OffsetCommitKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.topic)
         field = "partition"
         out += _pack_OffsetCommitKey_partition(key.partition)

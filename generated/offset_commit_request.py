@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -35,23 +35,31 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetCommitRequestPartition(GeneratedStruct):
     """The partitions whose offsets are committed."""
 
-    __slots__ = ("partition_index", "committed_offset", "committed_leader_epoch", "commit_timestamp", "committed_metadata", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "committed_offset": 'Offset to store: the next record the group will read from the partition.',
+        "committed_leader_epoch": 'Leader epoch of the last record consumed, used to detect log truncation on restart; -1 when unknown.',
+        "commit_timestamp": 'Time of the commit in milliseconds (v1 only); -1 to let the broker use its own time.',
+        "committed_metadata": 'Free-form text stored with the offset, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetCommitRequestPartition"
     VALID_VERSIONS = (2, 10)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Offset to store: the next record the group will read from the partition.
+    """Index of the partition within the topic."""
     committed_offset: int  # versions 0+
-    # Leader epoch of the last record consumed, used to detect log truncation on restart; -1 when
-    # unknown.
+    """Offset to store: the next record the group will read from the partition."""
     committed_leader_epoch: int  # versions 6+, ignorable
-    # Time of the commit in milliseconds (v1 only); -1 to let the broker use its own time.
+    """Leader epoch of the last record consumed, used to detect log truncation on restart; -1
+    when unknown."""
     commit_timestamp: int  # version 1
-    # Free-form text stored with the offset, or null.
+    """Time of the commit in milliseconds (v1 only); -1 to let the broker use its own time."""
     committed_metadata: str | None  # versions 0+, nullable
+    """Free-form text stored with the offset, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -63,6 +71,8 @@ class OffsetCommitRequestPartition(GeneratedStruct):
         committed_metadata: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.committed_offset = committed_offset
         self.committed_leader_epoch = committed_leader_epoch
@@ -99,30 +109,38 @@ class OffsetCommitRequestPartition(GeneratedStruct):
 class OffsetCommitRequestTopic(GeneratedStruct):
     """The topics whose offsets are committed."""
 
-    __slots__ = ("name", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'The partitions whose offsets are committed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetCommitRequestTopic"
     VALID_VERSIONS = (2, 10)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0-9, ignorable
-    # Id of the topic the partitions in this entry belong to.
+    """Name of the topic the partitions in this entry belong to."""
     topic_id: UUID  # versions 10+, ignorable
-    # The partitions whose offsets are committed.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[OffsetCommitRequestPartition]  # versions 0+
+    """The partitions whose offsets are committed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[OffsetCommitRequestPartition] | None = None,
+        partitions: list[OffsetCommitRequestPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -150,28 +168,40 @@ class OffsetCommitRequestTopic(GeneratedStruct):
 class OffsetCommitRequest(GeneratedStruct):
     """Kafka's OffsetCommitRequest (request, apiKey 8), versions 2-10, flexible versions 8+."""
 
-    __slots__ = ("group_id", "generation_id_or_member_epoch", "member_id", "group_instance_id", "retention_time_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group the offsets belong to.',
+        "generation_id_or_member_epoch": 'Group generation for a classic-protocol group, member epoch for a consumer-protocol group.',
+        "member_id": 'Member id of the committing member; empty for a commit from outside the group (for example an admin tool, with generation -1).',
+        "group_instance_id": 'Static membership id of the committing member, or null.',
+        "retention_time_ms": 'How long in milliseconds to keep the offsets; -1 for the broker default.',
+        "topics": 'The topics whose offsets are committed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetCommitRequest"
     API_KEY: int | None = 8
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 8
     VALID_VERSIONS = (2, 10)
+    STABLE_VERSIONS: tuple[int, int] | None = (2, 10)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the group the offsets belong to.
     group_id: str  # versions 0+
-    # Group generation for a classic-protocol group, member epoch for a consumer-protocol group.
+    """Id of the group the offsets belong to."""
     generation_id_or_member_epoch: int  # versions 1+, ignorable
-    # Member id of the committing member; empty for a commit from outside the group (for example an
-    # admin tool, with generation -1).
+    """Group generation for a classic-protocol group, member epoch for a consumer-protocol group."""
     member_id: str  # versions 1+, ignorable
-    # Static membership id of the committing member, or null.
+    """Member id of the committing member; empty for a commit from outside the group (for example
+    an admin tool, with generation -1)."""
     group_instance_id: str | None  # versions 7+, nullable
-    # How long in milliseconds to keep the offsets; -1 for the broker default.
+    """Static membership id of the committing member, or null."""
     retention_time_ms: int  # versions 2-4, ignorable
-    # The topics whose offsets are committed.
+    """How long in milliseconds to keep the offsets; -1 for the broker default."""
     topics: list[OffsetCommitRequestTopic]  # versions 0+
+    """The topics whose offsets are committed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -181,15 +211,17 @@ class OffsetCommitRequest(GeneratedStruct):
         member_id: str = '',
         group_instance_id: str | None = None,
         retention_time_ms: int = -1,
-        topics: list[OffsetCommitRequestTopic] | None = None,
+        topics: list[OffsetCommitRequestTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.generation_id_or_member_epoch = generation_id_or_member_epoch
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.retention_time_ms = retention_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -418,12 +450,12 @@ def _write_OffsetCommitRequestTopic_v2_5(topic: OffsetCommitRequestTopic, out: b
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetCommitRequestTopic versions 2-5 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetCommitRequestTopic versions 2-5 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -494,12 +526,12 @@ def _write_OffsetCommitRequestTopic_v6_7(topic: OffsetCommitRequestTopic, out: b
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetCommitRequestTopic versions 6-7 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetCommitRequestTopic versions 6-7 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -609,7 +641,7 @@ def _write_OffsetCommitRequestTopic_v8_9(topic: OffsetCommitRequestTopic, out: b
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetCommitRequestTopic versions 8-9 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -619,7 +651,7 @@ def _write_OffsetCommitRequestTopic_v8_9(topic: OffsetCommitRequestTopic, out: b
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetCommitRequestTopic versions 8-9 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -735,7 +767,7 @@ def _write_OffsetCommitRequestTopic_v10(topic: OffsetCommitRequestTopic, out: by
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetCommitRequestTopic version 10 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -853,20 +885,20 @@ def _write_OffsetCommitRequest_v2_4(request: OffsetCommitRequest, out: bytearray
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetCommitRequest versions 2-4 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "generation_id_or_member_epoch"
         out += _pack_OffsetCommitRequest_generation_id_or_member_epoch(request.generation_id_or_member_epoch)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which OffsetCommitRequest versions 2-4 do not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "retention_time_ms"
         out += _pack_OffsetCommitRequest_retention_time_ms(request.retention_time_ms)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitRequest versions 2-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -970,18 +1002,18 @@ def _write_OffsetCommitRequest_v5(request: OffsetCommitRequest, out: bytearray) 
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetCommitRequest version 5 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "generation_id_or_member_epoch"
         out += _pack_OffsetCommitRequest_generation_id_or_member_epoch(request.generation_id_or_member_epoch)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which OffsetCommitRequest version 5 does not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitRequest version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1084,18 +1116,18 @@ def _write_OffsetCommitRequest_v6(request: OffsetCommitRequest, out: bytearray) 
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetCommitRequest version 6 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "generation_id_or_member_epoch"
         out += _pack_OffsetCommitRequest_generation_id_or_member_epoch(request.generation_id_or_member_epoch)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which OffsetCommitRequest version 6 does not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitRequest version 6 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1197,20 +1229,20 @@ def _write_OffsetCommitRequest_v7(request: OffsetCommitRequest, out: bytearray) 
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetCommitRequest version 7 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "generation_id_or_member_epoch"
         out += _pack_OffsetCommitRequest_generation_id_or_member_epoch(request.generation_id_or_member_epoch)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which OffsetCommitRequest version 7 does not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitRequest version 7 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1397,7 +1429,7 @@ def _write_OffsetCommitRequest_v8_9(request: OffsetCommitRequest, out: bytearray
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetCommitRequest versions 8-9 do not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1408,7 +1440,7 @@ def _write_OffsetCommitRequest_v8_9(request: OffsetCommitRequest, out: bytearray
         out += _pack_OffsetCommitRequest_generation_id_or_member_epoch(request.generation_id_or_member_epoch)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which OffsetCommitRequest versions 8-9 do not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -1420,7 +1452,7 @@ def _write_OffsetCommitRequest_v8_9(request: OffsetCommitRequest, out: bytearray
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitRequest versions 8-9 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1610,7 +1642,7 @@ def _write_OffsetCommitRequest_v10(request: OffsetCommitRequest, out: bytearray)
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetCommitRequest version 10 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1621,7 +1653,7 @@ def _write_OffsetCommitRequest_v10(request: OffsetCommitRequest, out: bytearray)
         out += _pack_OffsetCommitRequest_generation_id_or_member_epoch(request.generation_id_or_member_epoch)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which OffsetCommitRequest version 10 does not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -1633,7 +1665,7 @@ def _write_OffsetCommitRequest_v10(request: OffsetCommitRequest, out: bytearray)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitRequest version 10 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

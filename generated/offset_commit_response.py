@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,17 +33,22 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetCommitResponsePartition(GeneratedStruct):
     """One entry per partition committed."""
 
-    __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 when the offset was stored; for example OFFSET_METADATA_TOO_LARGE or UNKNOWN_TOPIC_OR_PARTITION.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetCommitResponsePartition"
     VALID_VERSIONS = (2, 10)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 when the offset was stored; for example
-    # OFFSET_METADATA_TOO_LARGE or UNKNOWN_TOPIC_OR_PARTITION.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
+    """Outcome for this partition, 0 when the offset was stored; for example
+    OFFSET_METADATA_TOO_LARGE or UNKNOWN_TOPIC_OR_PARTITION."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -52,6 +57,8 @@ class OffsetCommitResponsePartition(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -79,30 +86,38 @@ class OffsetCommitResponsePartition(GeneratedStruct):
 class OffsetCommitResponseTopic(GeneratedStruct):
     """One entry per topic committed."""
 
-    __slots__ = ("name", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'One entry per partition committed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetCommitResponseTopic"
     VALID_VERSIONS = (2, 10)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0-9, ignorable
-    # Id of the topic the partitions in this entry belong to.
+    """Name of the topic the partitions in this entry belong to."""
     topic_id: UUID  # versions 10+, ignorable
-    # One entry per partition committed.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[OffsetCommitResponsePartition]  # versions 0+
+    """One entry per partition committed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[OffsetCommitResponsePartition] | None = None,
+        partitions: list[OffsetCommitResponsePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -130,29 +145,38 @@ class OffsetCommitResponseTopic(GeneratedStruct):
 class OffsetCommitResponse(GeneratedStruct):
     """Kafka's OffsetCommitResponse (response, apiKey 8), versions 2-10, flexible versions 8+."""
 
-    __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'One entry per topic committed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetCommitResponse"
     API_KEY: int | None = 8
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 8
     VALID_VERSIONS = (2, 10)
+    STABLE_VERSIONS: tuple[int, int] | None = (2, 10)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 3+, ignorable
-    # One entry per topic committed.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: list[OffsetCommitResponseTopic]  # versions 0+
+    """One entry per topic committed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        topics: list[OffsetCommitResponseTopic] | None = None,
+        topics: list[OffsetCommitResponseTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -300,12 +324,12 @@ def _write_OffsetCommitResponseTopic_v2_7(topic: OffsetCommitResponseTopic, out:
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetCommitResponseTopic versions 2-7 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetCommitResponseTopic versions 2-7 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -395,7 +419,7 @@ def _write_OffsetCommitResponseTopic_v8_9(topic: OffsetCommitResponseTopic, out:
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetCommitResponseTopic versions 8-9 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -405,7 +429,7 @@ def _write_OffsetCommitResponseTopic_v8_9(topic: OffsetCommitResponseTopic, out:
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetCommitResponseTopic versions 8-9 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -501,7 +525,7 @@ def _write_OffsetCommitResponseTopic_v10(topic: OffsetCommitResponseTopic, out: 
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetCommitResponseTopic version 10 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -606,7 +630,7 @@ def _write_OffsetCommitResponse_v2(response: OffsetCommitResponse, out: bytearra
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitResponse version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -701,7 +725,7 @@ def _write_OffsetCommitResponse_v3_7(response: OffsetCommitResponse, out: bytear
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitResponse versions 3-7 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -828,7 +852,7 @@ def _write_OffsetCommitResponse_v8_9(response: OffsetCommitResponse, out: bytear
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitResponse versions 8-9 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -958,7 +982,7 @@ def _write_OffsetCommitResponse_v10(response: OffsetCommitResponse, out: bytearr
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetCommitResponse version 10 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

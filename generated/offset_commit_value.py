@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -35,28 +35,39 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetCommitValue(GeneratedStruct):
     """Kafka's OffsetCommitValue (coordinator-value, apiKey 1), versions 0-4, flexible versions 4+."""
 
-    __slots__ = ("offset", "leader_epoch", "metadata", "commit_timestamp", "expire_timestamp", "topic_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "offset": 'Committed offset: the next record the group will read.',
+        "leader_epoch": 'Leader epoch of the last consumed record, -1 when unknown.',
+        "metadata": 'Free-form text the client stored with the offset.',
+        "commit_timestamp": 'When the commit was made, in milliseconds since the epoch.',
+        "expire_timestamp": 'When the offset expires (ms); present in v1 only.',
+        "topic_id": 'Id of the topic the offset belongs to, when the committer knew it (tagged, so older readers skip it).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetCommitValue"
     API_KEY: int | None = 1
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Committed offset: the next record the group will read.
     offset: int  # versions 0+
-    # Leader epoch of the last consumed record, -1 when unknown.
+    """Committed offset: the next record the group will read."""
     leader_epoch: int  # versions 3+, ignorable
-    # Free-form text the client stored with the offset.
+    """Leader epoch of the last consumed record, -1 when unknown."""
     metadata: str  # versions 0+
-    # When the commit was made, in milliseconds since the epoch.
+    """Free-form text the client stored with the offset."""
     commit_timestamp: int  # versions 0+
-    # When the offset expires (ms); present in v1 only.
+    """When the commit was made, in milliseconds since the epoch."""
     expire_timestamp: int  # version 1, ignorable
-    # Id of the topic the offset belongs to, when the committer knew it (tagged, so older readers
-    # skip it).
+    """When the offset expires (ms); present in v1 only."""
     topic_id: UUID  # versions 4+, tag 0, ignorable
+    """Id of the topic the offset belongs to, when the committer knew it (tagged, so older
+    readers skip it)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -69,6 +80,8 @@ class OffsetCommitValue(GeneratedStruct):
         topic_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.offset = offset
         self.leader_epoch = leader_epoch
         self.metadata = metadata
@@ -139,7 +152,7 @@ def _write_OffsetCommitValue_v0_2(value: OffsetCommitValue, out: bytearray) -> N
         out += _pack_OffsetCommitValue_offset(value.offset)
         field = "metadata"
         if value.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which OffsetCommitValue versions 0,2 do not allow (never nullable)")
         _w.write_string(out, value.metadata)
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
@@ -185,7 +198,7 @@ def _write_OffsetCommitValue_v1(value: OffsetCommitValue, out: bytearray) -> Non
         out += _pack_OffsetCommitValue_offset(value.offset)
         field = "metadata"
         if value.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which OffsetCommitValue version 1 does not allow (never nullable)")
         _w.write_string(out, value.metadata)
         field = "commit_timestamp, expire_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp_expire_timestamp(value.commit_timestamp, value.expire_timestamp)
@@ -231,7 +244,7 @@ def _write_OffsetCommitValue_v3(value: OffsetCommitValue, out: bytearray) -> Non
         out += _pack_OffsetCommitValue_offset_leader_epoch(value.offset, value.leader_epoch)
         field = "metadata"
         if value.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which OffsetCommitValue version 3 does not allow (never nullable)")
         _w.write_string(out, value.metadata)
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
@@ -313,7 +326,7 @@ def _write_OffsetCommitValue_v4(value: OffsetCommitValue, out: bytearray) -> Non
         out += _pack_OffsetCommitValue_offset_leader_epoch(value.offset, value.leader_epoch)
         field = "metadata"
         if value.metadata is None:
-            raise EncodeError("field metadata is null but not nullable at this version")
+            raise EncodeError("field metadata is null, which OffsetCommitValue version 4 does not allow (never nullable)")
         metadata_utf8 = value.metadata.encode()
         if len(metadata_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(metadata_utf8) + 1)

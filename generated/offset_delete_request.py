@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,14 +27,18 @@ _rows_OffsetDeleteRequestPartition_v0 = struct.Struct(">i").iter_unpack
 class OffsetDeleteRequestPartition(GeneratedStruct):
     """Partitions of this topic whose committed offsets are removed."""
 
-    __slots__ = ("partition_index", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetDeleteRequestPartition"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
+    """Index of the partition within the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -42,6 +46,8 @@ class OffsetDeleteRequestPartition(GeneratedStruct):
         partition_index: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -66,26 +72,33 @@ class OffsetDeleteRequestPartition(GeneratedStruct):
 class OffsetDeleteRequestTopic(GeneratedStruct):
     """Topics whose committed offsets are removed."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of this topic whose committed offsets are removed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetDeleteRequestTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
-    # Partitions of this topic whose committed offsets are removed.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[OffsetDeleteRequestPartition]  # versions 0+
+    """Partitions of this topic whose committed offsets are removed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[OffsetDeleteRequestPartition] | None = None,
+        partitions: list[OffsetDeleteRequestPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -111,29 +124,39 @@ class OffsetDeleteRequestTopic(GeneratedStruct):
 class OffsetDeleteRequest(GeneratedStruct):
     """Kafka's OffsetDeleteRequest (request, apiKey 47), versions 0, flexible versions none."""
 
-    __slots__ = ("group_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the consumer group whose committed offsets are removed.',
+        "topics": 'Topics whose committed offsets are removed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetDeleteRequest"
     API_KEY: int | None = 47
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the consumer group whose committed offsets are removed.
     group_id: str  # versions 0+
-    # Topics whose committed offsets are removed.
+    """Id of the consumer group whose committed offsets are removed."""
     topics: KeyedList[OffsetDeleteRequestTopic]  # versions 0+
+    """Topics whose committed offsets are removed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[OffsetDeleteRequestTopic] | None = None,
+        topics: list[OffsetDeleteRequestTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -236,12 +259,12 @@ def _write_OffsetDeleteRequestTopic_v0(topic: OffsetDeleteRequestTopic, out: byt
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetDeleteRequestTopic version 0 does not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetDeleteRequestTopic version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -332,12 +355,12 @@ def _write_OffsetDeleteRequest_v0(request: OffsetDeleteRequest, out: bytearray) 
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetDeleteRequest version 0 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetDeleteRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,17 +29,22 @@ _pack_OffsetDeleteResponse_error_code_throttle_time_ms = struct.Struct(">hi").pa
 class OffsetDeleteResponsePartition(GeneratedStruct):
     """Outcome per partition of this topic."""
 
-    __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within its topic.',
+        "error_code": 'Outcome for this partition, 0 when its offset was removed; GROUP_SUBSCRIBED_TO_TOPIC while the group still consumes the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetDeleteResponsePartition"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within its topic.
     partition_index: int  # versions 0+, map key
-    # Outcome for this partition, 0 when its offset was removed; GROUP_SUBSCRIBED_TO_TOPIC while the
-    # group still consumes the topic.
+    """Index of the partition within its topic."""
     error_code: int  # versions 0+
+    """Outcome for this partition, 0 when its offset was removed; GROUP_SUBSCRIBED_TO_TOPIC while
+    the group still consumes the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +53,8 @@ class OffsetDeleteResponsePartition(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -75,26 +82,33 @@ class OffsetDeleteResponsePartition(GeneratedStruct):
 class OffsetDeleteResponseTopic(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Outcome per partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetDeleteResponseTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
-    # Outcome per partition of this topic.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: KeyedList[OffsetDeleteResponsePartition]  # versions 0+
+    """Outcome per partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[OffsetDeleteResponsePartition] | None = None,
+        partitions: list[OffsetDeleteResponsePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = KeyedList() if partitions is None else partitions if type(partitions) is KeyedList else KeyedList(partitions)
+        self.partitions = KeyedList() if partitions is DEFAULT else partitions if type(partitions) is KeyedList or partitions is None else KeyedList(partitions)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -120,34 +134,44 @@ class OffsetDeleteResponseTopic(GeneratedStruct):
 class OffsetDeleteResponse(GeneratedStruct):
     """Kafka's OffsetDeleteResponse (response, apiKey 47), versions 0, flexible versions none."""
 
-    __slots__ = ("error_code", "throttle_time_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Error for the whole request, 0 if none; for example GROUP_ID_NOT_FOUND or GROUP_AUTHORIZATION_FAILED.',
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'Outcome for each topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetDeleteResponse"
     API_KEY: int | None = 47
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Error for the whole request, 0 if none; for example GROUP_ID_NOT_FOUND or
-    # GROUP_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
+    """Error for the whole request, 0 if none; for example GROUP_ID_NOT_FOUND or
+    GROUP_AUTHORIZATION_FAILED."""
     throttle_time_ms: int  # versions 0+, ignorable
-    # Outcome for each topic of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: KeyedList[OffsetDeleteResponseTopic]  # versions 0+
+    """Outcome for each topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
         throttle_time_ms: int = 0,
-        topics: list[OffsetDeleteResponseTopic] | None = None,
+        topics: list[OffsetDeleteResponseTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.throttle_time_ms = throttle_time_ms
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -252,12 +276,12 @@ def _write_OffsetDeleteResponseTopic_v0(topic: OffsetDeleteResponseTopic, out: b
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetDeleteResponseTopic version 0 does not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetDeleteResponseTopic version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -352,7 +376,7 @@ def _write_OffsetDeleteResponse_v0(response: OffsetDeleteResponse, out: bytearra
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetDeleteResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,26 +33,33 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetFetchRequestTopic(GeneratedStruct):
     """The topics whose offsets are wanted; null for all of them."""
 
-    __slots__ = ("name", "partition_indexes", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partition_indexes": 'Indexes of the partitions whose offsets are wanted.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchRequestTopic"
     VALID_VERSIONS = (1, 7)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0-7
-    # Indexes of the partitions whose offsets are wanted.
+    """Name of the topic the partitions in this entry belong to."""
     partition_indexes: list[int]  # versions 0-7
+    """Indexes of the partitions whose offsets are wanted."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partition_indexes: list[int] | None = None,
+        partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -78,30 +85,38 @@ class OffsetFetchRequestTopic(GeneratedStruct):
 class OffsetFetchRequestTopics(GeneratedStruct):
     """The topics whose offsets are wanted; null for all of them."""
 
-    __slots__ = ("name", "topic_id", "partition_indexes", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic (v8-v9).',
+        "topic_id": 'Id of the topic (v10+).',
+        "partition_indexes": 'Indexes of the partitions whose offsets are wanted.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchRequestTopics"
     VALID_VERSIONS = (8, 10)
 
-    # Name of the topic (v8-v9).
     name: str  # versions 8-9, ignorable
-    # Id of the topic (v10+).
+    """Name of the topic (v8-v9)."""
     topic_id: UUID  # versions 10+, ignorable
-    # Indexes of the partitions whose offsets are wanted.
+    """Id of the topic (v10+)."""
     partition_indexes: list[int]  # versions 8+
+    """Indexes of the partitions whose offsets are wanted."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partition_indexes: list[int] | None = None,
+        partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -129,22 +144,29 @@ class OffsetFetchRequestTopics(GeneratedStruct):
 class OffsetFetchRequestGroup(GeneratedStruct):
     """The groups whose offsets are wanted."""
 
-    __slots__ = ("group_id", "member_id", "member_epoch", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group whose offsets are wanted.',
+        "member_id": 'Member id of the caller when it is a member of a consumer-protocol group; null otherwise (for example an admin client).',
+        "member_epoch": 'Member epoch of the caller in a consumer-protocol group, checked by the coordinator; -1 otherwise.',
+        "topics": 'The topics whose offsets are wanted; null for all of them.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchRequestGroup"
     VALID_VERSIONS = (8, 10)
 
-    # Id of the group whose offsets are wanted.
     group_id: str  # versions 8+
-    # Member id of the caller when it is a member of a consumer-protocol group; null otherwise (for
-    # example an admin client).
+    """Id of the group whose offsets are wanted."""
     member_id: str | None  # versions 9+, nullable, ignorable
-    # Member epoch of the caller in a consumer-protocol group, checked by the coordinator; -1
-    # otherwise.
+    """Member id of the caller when it is a member of a consumer-protocol group; null otherwise
+    (for example an admin client)."""
     member_epoch: int  # versions 9+, ignorable
-    # The topics whose offsets are wanted; null for all of them.
+    """Member epoch of the caller in a consumer-protocol group, checked by the coordinator; -1
+    otherwise."""
     topics: list[OffsetFetchRequestTopics] | None  # versions 8+, nullable
+    """The topics whose offsets are wanted; null for all of them."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -152,13 +174,15 @@ class OffsetFetchRequestGroup(GeneratedStruct):
         group_id: str = '',
         member_id: str | None = None,
         member_epoch: int = -1,
-        topics: list[OffsetFetchRequestTopics] | None = None,
+        topics: list[OffsetFetchRequestTopics] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -188,37 +212,49 @@ class OffsetFetchRequestGroup(GeneratedStruct):
 class OffsetFetchRequest(GeneratedStruct):
     """Kafka's OffsetFetchRequest (request, apiKey 9), versions 1-10, flexible versions 6+."""
 
-    __slots__ = ("group_id", "topics", "groups", "require_stable", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group whose offsets are wanted.',
+        "topics": 'The topics whose offsets are wanted; null for all of them.',
+        "groups": 'The groups whose offsets are wanted.',
+        "require_stable": 'When true, partitions with pending transactional commits get a retriable error instead of an offset.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchRequest"
     API_KEY: int | None = 9
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (1, 10)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 10)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the group whose offsets are wanted.
     group_id: str  # versions 0-7
-    # The topics whose offsets are wanted; null for all of them.
+    """Id of the group whose offsets are wanted."""
     topics: list[OffsetFetchRequestTopic] | None  # versions 0-7, nullable 2-7
-    # The groups whose offsets are wanted.
+    """The topics whose offsets are wanted; null for all of them."""
     groups: list[OffsetFetchRequestGroup]  # versions 8+
-    # When true, partitions with pending transactional commits get a retriable error instead of an
-    # offset.
+    """The groups whose offsets are wanted."""
     require_stable: bool  # versions 7+
+    """When true, partitions with pending transactional commits get a retriable error instead of
+    an offset."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[OffsetFetchRequestTopic] | None = None,
-        groups: list[OffsetFetchRequestGroup] | None = None,
+        topics: list[OffsetFetchRequestTopic] | None = DEFAULT,
+        groups: list[OffsetFetchRequestGroup] = DEFAULT,
         require_stable: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
-        self.groups = [] if groups is None else groups
+        self.topics = [] if topics is DEFAULT else topics
+        self.groups = [] if groups is DEFAULT else groups
         self.require_stable = require_stable
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -275,12 +311,12 @@ def _write_OffsetFetchRequestTopic_v1_5(topic: OffsetFetchRequestTopic, out: byt
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetFetchRequestTopic versions 1-5 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partition_indexes"
         partition_indexes_items = topic.partition_indexes
         if partition_indexes_items is None:
-            raise EncodeError("field partition_indexes is null but not nullable at this version")
+                raise EncodeError("field partition_indexes is null, which OffsetFetchRequestTopic versions 1-5 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_indexes_items), False)
             _w.write_fixed_array(out, partition_indexes_items, "i")
@@ -351,7 +387,7 @@ def _write_OffsetFetchRequestTopic_v6_7(topic: OffsetFetchRequestTopic, out: byt
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetFetchRequestTopic versions 6-7 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -361,7 +397,7 @@ def _write_OffsetFetchRequestTopic_v6_7(topic: OffsetFetchRequestTopic, out: byt
         field = "partition_indexes"
         partition_indexes_items = topic.partition_indexes
         if partition_indexes_items is None:
-            raise EncodeError("field partition_indexes is null but not nullable at this version")
+                raise EncodeError("field partition_indexes is null, which OffsetFetchRequestTopic versions 6-7 do not allow (never nullable)")
         elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_indexes_items) + 1)
             out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
@@ -445,7 +481,7 @@ def _write_OffsetFetchRequestTopics_v8_9(topics: OffsetFetchRequestTopics, out: 
     try:
         field = "name"
         if topics.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetFetchRequestTopics versions 8-9 do not allow (never nullable)")
         name_utf8 = topics.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -455,7 +491,7 @@ def _write_OffsetFetchRequestTopics_v8_9(topics: OffsetFetchRequestTopics, out: 
         field = "partition_indexes"
         partition_indexes_items = topics.partition_indexes
         if partition_indexes_items is None:
-            raise EncodeError("field partition_indexes is null but not nullable at this version")
+                raise EncodeError("field partition_indexes is null, which OffsetFetchRequestTopics versions 8-9 do not allow (never nullable)")
         elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_indexes_items) + 1)
             out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
@@ -532,7 +568,7 @@ def _write_OffsetFetchRequestTopics_v10(topics: OffsetFetchRequestTopics, out: b
         field = "partition_indexes"
         partition_indexes_items = topics.partition_indexes
         if partition_indexes_items is None:
-            raise EncodeError("field partition_indexes is null but not nullable at this version")
+                raise EncodeError("field partition_indexes is null, which OffsetFetchRequestTopics version 10 does not allow (never nullable)")
         elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_indexes_items) + 1)
             out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
@@ -662,7 +698,7 @@ def _write_OffsetFetchRequestGroup_v8(group: OffsetFetchRequestGroup, out: bytea
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetFetchRequestGroup version 8 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -821,7 +857,7 @@ def _write_OffsetFetchRequestGroup_v9(group: OffsetFetchRequestGroup, out: bytea
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetFetchRequestGroup version 9 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -975,7 +1011,7 @@ def _write_OffsetFetchRequestGroup_v10(group: OffsetFetchRequestGroup, out: byte
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetFetchRequestGroup version 10 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1080,12 +1116,12 @@ def _write_OffsetFetchRequest_v1(request: OffsetFetchRequest, out: bytearray) ->
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetFetchRequest version 1 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetFetchRequest version 1 does not allow (nullable in versions 2-7)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1162,7 +1198,7 @@ def _write_OffsetFetchRequest_v2_5(request: OffsetFetchRequest, out: bytearray) 
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetFetchRequest versions 2-5 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "topics[]"
         topics_items = request.topics
@@ -1289,7 +1325,7 @@ def _write_OffsetFetchRequest_v6(request: OffsetFetchRequest, out: bytearray) ->
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetFetchRequest version 6 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1434,7 +1470,7 @@ def _write_OffsetFetchRequest_v7(request: OffsetFetchRequest, out: bytearray) ->
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetFetchRequest version 7 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1620,7 +1656,7 @@ def _write_OffsetFetchRequest_v8(request: OffsetFetchRequest, out: bytearray) ->
         field = "groups[]"
         groups_items = request.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which OffsetFetchRequest version 8 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:
@@ -1811,7 +1847,7 @@ def _write_OffsetFetchRequest_v9(request: OffsetFetchRequest, out: bytearray) ->
         field = "groups[]"
         groups_items = request.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which OffsetFetchRequest version 9 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:
@@ -1992,7 +2028,7 @@ def _write_OffsetFetchRequest_v10(request: OffsetFetchRequest, out: bytearray) -
         field = "groups[]"
         groups_items = request.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which OffsetFetchRequest version 10 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

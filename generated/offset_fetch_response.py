@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -43,24 +43,32 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetFetchResponsePartition(GeneratedStruct):
     """Offsets of the topic's partitions."""
 
-    __slots__ = ("partition_index", "committed_offset", "committed_leader_epoch", "metadata", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "committed_offset": 'The stored offset, or -1 when none is stored.',
+        "committed_leader_epoch": 'Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when none was stored.',
+        "metadata": 'Free-form text stored with the offset, or null.',
+        "error_code": 'Outcome for this partition, 0 on success; UNSTABLE_OFFSET_COMMIT while a transactional commit is pending (v7+).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchResponsePartition"
     VALID_VERSIONS = (1, 7)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0-7
-    # The stored offset, or -1 when none is stored.
+    """Index of the partition within the topic."""
     committed_offset: int  # versions 0-7
-    # Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when none
-    # was stored.
+    """The stored offset, or -1 when none is stored."""
     committed_leader_epoch: int  # versions 5-7, ignorable
-    # Free-form text stored with the offset, or null.
+    """Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when
+    none was stored."""
     metadata: str | None  # versions 0-7, nullable
-    # Outcome for this partition, 0 on success; UNSTABLE_OFFSET_COMMIT while a transactional commit
-    # is pending (v7+).
+    """Free-form text stored with the offset, or null."""
     error_code: int  # versions 0-7
+    """Outcome for this partition, 0 on success; UNSTABLE_OFFSET_COMMIT while a transactional
+    commit is pending (v7+)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -72,6 +80,8 @@ class OffsetFetchResponsePartition(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.committed_offset = committed_offset
         self.committed_leader_epoch = committed_leader_epoch
@@ -108,26 +118,33 @@ class OffsetFetchResponsePartition(GeneratedStruct):
 class OffsetFetchResponseTopic(GeneratedStruct):
     """Offsets by topic for the single group of a v1-v7 request."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Offsets of the topic's partitions.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchResponseTopic"
     VALID_VERSIONS = (1, 7)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0-7
-    # Offsets of the topic's partitions.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[OffsetFetchResponsePartition]  # versions 0-7
+    """Offsets of the topic's partitions."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[OffsetFetchResponsePartition] | None = None,
+        partitions: list[OffsetFetchResponsePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -153,24 +170,32 @@ class OffsetFetchResponseTopic(GeneratedStruct):
 class OffsetFetchResponsePartitions(GeneratedStruct):
     """Offsets of the topic's partitions."""
 
-    __slots__ = ("partition_index", "committed_offset", "committed_leader_epoch", "metadata", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "committed_offset": 'The stored offset, or -1 when none is stored.',
+        "committed_leader_epoch": 'Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when none was stored.',
+        "metadata": 'Free-form text stored with the offset, or null.',
+        "error_code": 'Outcome for this partition, 0 on success; for example UNSTABLE_OFFSET_COMMIT or UNKNOWN_TOPIC_ID.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchResponsePartitions"
     VALID_VERSIONS = (8, 10)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 8+
-    # The stored offset, or -1 when none is stored.
+    """Index of the partition within the topic."""
     committed_offset: int  # versions 8+
-    # Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when none
-    # was stored.
+    """The stored offset, or -1 when none is stored."""
     committed_leader_epoch: int  # versions 8+, ignorable
-    # Free-form text stored with the offset, or null.
+    """Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when
+    none was stored."""
     metadata: str | None  # versions 8+, nullable
-    # Outcome for this partition, 0 on success; for example UNSTABLE_OFFSET_COMMIT or
-    # UNKNOWN_TOPIC_ID.
+    """Free-form text stored with the offset, or null."""
     error_code: int  # versions 8+
+    """Outcome for this partition, 0 on success; for example UNSTABLE_OFFSET_COMMIT or
+    UNKNOWN_TOPIC_ID."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -182,6 +207,8 @@ class OffsetFetchResponsePartitions(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.committed_offset = committed_offset
         self.committed_leader_epoch = committed_leader_epoch
@@ -218,30 +245,38 @@ class OffsetFetchResponsePartitions(GeneratedStruct):
 class OffsetFetchResponseTopics(GeneratedStruct):
     """Offsets of the group, by topic."""
 
-    __slots__ = ("name", "topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic (v8-v9).',
+        "topic_id": 'Id of the topic (v10+).',
+        "partitions": "Offsets of the topic's partitions.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchResponseTopics"
     VALID_VERSIONS = (8, 10)
 
-    # Name of the topic (v8-v9).
     name: str  # versions 8-9, ignorable
-    # Id of the topic (v10+).
+    """Name of the topic (v8-v9)."""
     topic_id: UUID  # versions 10+, ignorable
-    # Offsets of the topic's partitions.
+    """Id of the topic (v10+)."""
     partitions: list[OffsetFetchResponsePartitions]  # versions 8+
+    """Offsets of the topic's partitions."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[OffsetFetchResponsePartitions] | None = None,
+        partitions: list[OffsetFetchResponsePartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -269,29 +304,38 @@ class OffsetFetchResponseTopics(GeneratedStruct):
 class OffsetFetchResponseGroup(GeneratedStruct):
     """Offsets for each group of a v8+ request."""
 
-    __slots__ = ("group_id", "topics", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group this entry is about.',
+        "topics": 'Offsets of the group, by topic.',
+        "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or STALE_MEMBER_EPOCH.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchResponseGroup"
     VALID_VERSIONS = (8, 10)
 
-    # Id of the group this entry is about.
     group_id: str  # versions 8+
-    # Offsets of the group, by topic.
+    """Id of the group this entry is about."""
     topics: list[OffsetFetchResponseTopics]  # versions 8+
-    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or STALE_MEMBER_EPOCH.
+    """Offsets of the group, by topic."""
     error_code: int  # versions 8+
+    """Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or
+    STALE_MEMBER_EPOCH."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[OffsetFetchResponseTopics] | None = None,
+        topics: list[OffsetFetchResponseTopics] = DEFAULT,
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -320,38 +364,49 @@ class OffsetFetchResponseGroup(GeneratedStruct):
 class OffsetFetchResponse(GeneratedStruct):
     """Kafka's OffsetFetchResponse (response, apiKey 9), versions 1-10, flexible versions 6+."""
 
-    __slots__ = ("throttle_time_ms", "topics", "error_code", "groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'Offsets by topic for the single group of a v1-v7 request.',
+        "error_code": 'Error for the group as a whole (v2-v7), 0 if none; for example NOT_COORDINATOR or GROUP_AUTHORIZATION_FAILED.',
+        "groups": 'Offsets for each group of a v8+ request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetFetchResponse"
     API_KEY: int | None = 9
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (1, 10)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 10)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 3+, ignorable
-    # Offsets by topic for the single group of a v1-v7 request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: list[OffsetFetchResponseTopic]  # versions 0-7
-    # Error for the group as a whole (v2-v7), 0 if none; for example NOT_COORDINATOR or
-    # GROUP_AUTHORIZATION_FAILED.
+    """Offsets by topic for the single group of a v1-v7 request."""
     error_code: int  # versions 2-7, ignorable
-    # Offsets for each group of a v8+ request.
+    """Error for the group as a whole (v2-v7), 0 if none; for example NOT_COORDINATOR or
+    GROUP_AUTHORIZATION_FAILED."""
     groups: list[OffsetFetchResponseGroup]  # versions 8+
+    """Offsets for each group of a v8+ request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        topics: list[OffsetFetchResponseTopic] | None = None,
+        topics: list[OffsetFetchResponseTopic] = DEFAULT,
         error_code: int = 0,
-        groups: list[OffsetFetchResponseGroup] | None = None,
+        groups: list[OffsetFetchResponseGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.error_code = error_code
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -583,12 +638,12 @@ def _write_OffsetFetchResponseTopic_v1_4(topic: OffsetFetchResponseTopic, out: b
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetFetchResponseTopic versions 1-4 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetFetchResponseTopic versions 1-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -660,12 +715,12 @@ def _write_OffsetFetchResponseTopic_v5(topic: OffsetFetchResponseTopic, out: byt
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetFetchResponseTopic version 5 does not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetFetchResponseTopic version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -776,7 +831,7 @@ def _write_OffsetFetchResponseTopic_v6_7(topic: OffsetFetchResponseTopic, out: b
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetFetchResponseTopic versions 6-7 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -786,7 +841,7 @@ def _write_OffsetFetchResponseTopic_v6_7(topic: OffsetFetchResponseTopic, out: b
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetFetchResponseTopic versions 6-7 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -979,7 +1034,7 @@ def _write_OffsetFetchResponseTopics_v8_9(topics: OffsetFetchResponseTopics, out
     try:
         field = "name"
         if topics.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which OffsetFetchResponseTopics versions 8-9 do not allow (never nullable)")
         name_utf8 = topics.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -989,7 +1044,7 @@ def _write_OffsetFetchResponseTopics_v8_9(topics: OffsetFetchResponseTopics, out
         field = "partitions[]"
         partitions_items = topics.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetFetchResponseTopics versions 8-9 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1107,7 +1162,7 @@ def _write_OffsetFetchResponseTopics_v10(topics: OffsetFetchResponseTopics, out:
         field = "partitions[]"
         partitions_items = topics.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetFetchResponseTopics version 10 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -1279,7 +1334,7 @@ def _write_OffsetFetchResponseGroup_v8_9(group: OffsetFetchResponseGroup, out: b
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetFetchResponseGroup versions 8-9 do not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1289,7 +1344,7 @@ def _write_OffsetFetchResponseGroup_v8_9(group: OffsetFetchResponseGroup, out: b
         field = "topics[]"
         topics_items = group.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetFetchResponseGroup versions 8-9 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1453,7 +1508,7 @@ def _write_OffsetFetchResponseGroup_v10(group: OffsetFetchResponseGroup, out: by
     try:
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which OffsetFetchResponseGroup version 10 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1463,7 +1518,7 @@ def _write_OffsetFetchResponseGroup_v10(group: OffsetFetchResponseGroup, out: by
         field = "topics[]"
         topics_items = group.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetFetchResponseGroup version 10 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1576,7 +1631,7 @@ def _write_OffsetFetchResponse_v1(response: OffsetFetchResponse, out: bytearray)
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetFetchResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1675,7 +1730,7 @@ def _write_OffsetFetchResponse_v2(response: OffsetFetchResponse, out: bytearray)
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetFetchResponse version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1780,7 +1835,7 @@ def _write_OffsetFetchResponse_v3_4(response: OffsetFetchResponse, out: bytearra
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetFetchResponse versions 3-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1884,7 +1939,7 @@ def _write_OffsetFetchResponse_v5(response: OffsetFetchResponse, out: bytearray)
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetFetchResponse version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -2039,7 +2094,7 @@ def _write_OffsetFetchResponse_v6_7(response: OffsetFetchResponse, out: bytearra
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetFetchResponse versions 6-7 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -2253,7 +2308,7 @@ def _write_OffsetFetchResponse_v8_9(response: OffsetFetchResponse, out: bytearra
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which OffsetFetchResponse versions 8-9 do not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:
@@ -2455,7 +2510,7 @@ def _write_OffsetFetchResponse_v10(response: OffsetFetchResponse, out: bytearray
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which OffsetFetchResponse version 10 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,20 +30,26 @@ _pack_OffsetForLeaderEpochRequest_replica_id = struct.Struct(">i").pack
 class OffsetForLeaderPartition(GeneratedStruct):
     """Partitions of this topic to look up."""
 
-    __slots__ = ("partition", "current_leader_epoch", "leader_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within the topic.',
+        "current_leader_epoch": 'Leader epoch the sender believes is current, or -1; a newer epoch on the broker gives FENCED_LEADER_EPOCH, an older one UNKNOWN_LEADER_EPOCH.',
+        "leader_epoch": 'Epoch whose end offset is wanted (after truncation, a replica asks where its last epoch ended on the leader).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetForLeaderPartition"
     VALID_VERSIONS = (2, 4)
 
-    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Leader epoch the sender believes is current, or -1; a newer epoch on the broker gives
-    # FENCED_LEADER_EPOCH, an older one UNKNOWN_LEADER_EPOCH.
+    """Index of the partition within the topic."""
     current_leader_epoch: int  # versions 2+, ignorable
-    # Epoch whose end offset is wanted (after truncation, a replica asks where its last epoch ended
-    # on the leader).
+    """Leader epoch the sender believes is current, or -1; a newer epoch on the broker gives
+    FENCED_LEADER_EPOCH, an older one UNKNOWN_LEADER_EPOCH."""
     leader_epoch: int  # versions 0+
+    """Epoch whose end offset is wanted (after truncation, a replica asks where its last epoch
+    ended on the leader)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +59,8 @@ class OffsetForLeaderPartition(GeneratedStruct):
         leader_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.current_leader_epoch = current_leader_epoch
         self.leader_epoch = leader_epoch
@@ -83,26 +91,33 @@ class OffsetForLeaderPartition(GeneratedStruct):
 class OffsetForLeaderTopic(GeneratedStruct):
     """Topics whose epoch end offsets are asked for."""
 
-    __slots__ = ("topic", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of this topic to look up.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetForLeaderTopic"
     VALID_VERSIONS = (2, 4)
 
-    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Partitions of this topic to look up.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[OffsetForLeaderPartition]  # versions 0+
+    """Partitions of this topic to look up."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
-        partitions: list[OffsetForLeaderPartition] | None = None,
+        partitions: list[OffsetForLeaderPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -129,30 +144,40 @@ class OffsetForLeaderEpochRequest(GeneratedStruct):
     """Kafka's OffsetForLeaderEpochRequest (request, apiKey 23), versions 2-4, flexible versions
     4+."""
 
-    __slots__ = ("replica_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "replica_id": 'Broker id of the asking follower; -1 for a consumer, -2 (default) for a debug consumer allowed past the high watermark.',
+        "topics": 'Topics whose epoch end offsets are asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetForLeaderEpochRequest"
     API_KEY: int | None = 23
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (2, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (2, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Broker id of the asking follower; -1 for a consumer, -2 (default) for a debug consumer allowed
-    # past the high watermark.
     replica_id: int  # versions 3+, ignorable
-    # Topics whose epoch end offsets are asked for.
+    """Broker id of the asking follower; -1 for a consumer, -2 (default) for a debug consumer
+    allowed past the high watermark."""
     topics: KeyedList[OffsetForLeaderTopic]  # versions 0+
+    """Topics whose epoch end offsets are asked for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         replica_id: int = -2,
-        topics: list[OffsetForLeaderTopic] | None = None,
+        topics: list[OffsetForLeaderTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.replica_id = replica_id
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -299,12 +324,12 @@ def _write_OffsetForLeaderTopic_v2_3(topic: OffsetForLeaderTopic, out: bytearray
     try:
         field = "topic"
         if topic.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)")
         _w.write_string(out, topic.topic)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -393,7 +418,7 @@ def _write_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic, out: bytearray) 
     try:
         field = "topic"
         if topic.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
         topic_utf8 = topic.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -403,7 +428,7 @@ def _write_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic, out: bytearray) 
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -507,7 +532,7 @@ def _write_OffsetForLeaderEpochRequest_v2(request: OffsetForLeaderEpochRequest, 
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -601,7 +626,7 @@ def _write_OffsetForLeaderEpochRequest_v3(request: OffsetForLeaderEpochRequest, 
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -727,7 +752,7 @@ def _write_OffsetForLeaderEpochRequest_v4(request: OffsetForLeaderEpochRequest, 
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 4 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,21 +30,28 @@ _pack_OffsetForLeaderEpochResponse_throttle_time_ms = struct.Struct(">i").pack
 class EpochEndOffset(GeneratedStruct):
     """Answer per partition of this topic."""
 
-    __slots__ = ("error_code", "partition", "leader_epoch", "end_offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or NOT_LEADER_OR_FOLLOWER.',
+        "partition": 'Index of the partition within the topic.',
+        "leader_epoch": 'The largest epoch not above the one asked for, or -1 when unknown.',
+        "end_offset": 'Offset just past the last record of that epoch, or -1 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EpochEndOffset"
     VALID_VERSIONS = (2, 4)
 
-    # Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH,
-    # UNKNOWN_LEADER_EPOCH or NOT_LEADER_OR_FOLLOWER.
     error_code: int  # versions 0+
-    # Index of the partition within the topic.
+    """Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH,
+    UNKNOWN_LEADER_EPOCH or NOT_LEADER_OR_FOLLOWER."""
     partition: int  # versions 0+
-    # The largest epoch not above the one asked for, or -1 when unknown.
+    """Index of the partition within the topic."""
     leader_epoch: int  # versions 1+, ignorable
-    # Offset just past the last record of that epoch, or -1 when unknown.
+    """The largest epoch not above the one asked for, or -1 when unknown."""
     end_offset: int  # versions 0+
+    """Offset just past the last record of that epoch, or -1 when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -55,6 +62,8 @@ class EpochEndOffset(GeneratedStruct):
         end_offset: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.partition = partition
         self.leader_epoch = leader_epoch
@@ -88,26 +97,33 @@ class EpochEndOffset(GeneratedStruct):
 class OffsetForLeaderTopicResult(GeneratedStruct):
     """Answer for each topic of the request."""
 
-    __slots__ = ("topic", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Answer per partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetForLeaderTopicResult"
     VALID_VERSIONS = (2, 4)
 
-    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Answer per partition of this topic.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[EpochEndOffset]  # versions 0+
+    """Answer per partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
-        partitions: list[EpochEndOffset] | None = None,
+        partitions: list[EpochEndOffset] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -134,29 +150,38 @@ class OffsetForLeaderEpochResponse(GeneratedStruct):
     """Kafka's OffsetForLeaderEpochResponse (response, apiKey 23), versions 2-4, flexible versions
     4+."""
 
-    __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'Answer for each topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "OffsetForLeaderEpochResponse"
     API_KEY: int | None = 23
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (2, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (2, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 2+, ignorable
-    # Answer for each topic of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: KeyedList[OffsetForLeaderTopicResult]  # versions 0+
+    """Answer for each topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        topics: list[OffsetForLeaderTopicResult] | None = None,
+        topics: list[OffsetForLeaderTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -303,12 +328,12 @@ def _write_OffsetForLeaderTopicResult_v2_3(result: OffsetForLeaderTopicResult, o
     try:
         field = "topic"
         if result.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which OffsetForLeaderTopicResult versions 2-3 do not allow (never nullable)")
         _w.write_string(out, result.topic)
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetForLeaderTopicResult versions 2-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -397,7 +422,7 @@ def _write_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult, out
     try:
         field = "topic"
         if result.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
         topic_utf8 = result.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -407,7 +432,7 @@ def _write_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult, out
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -515,7 +540,7 @@ def _write_OffsetForLeaderEpochResponse_v2_3(response: OffsetForLeaderEpochRespo
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse versions 2-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -641,7 +666,7 @@ def _write_OffsetForLeaderEpochResponse_v4(response: OffsetForLeaderEpochRespons
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse version 4 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -35,38 +35,54 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionChangeRecord(GeneratedStruct):
     """Kafka's PartitionChangeRecord (metadata, apiKey 5), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("partition_id", "topic_id", "isr", "leader", "replicas", "removing_replicas", "adding_replicas", "leader_recovery_state", "directories", "eligible_leader_replicas", "last_known_elr", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_id": 'Index of the partition within its topic.',
+        "topic_id": 'Id of the topic the partition belongs to.',
+        "isr": 'New in-sync replica set, or null when it is unchanged.',
+        "leader": 'New leader; -1 for no leader, -2 when the leader is unchanged.',
+        "replicas": 'New replica list, or null when it is unchanged.',
+        "removing_replicas": 'New list of replicas being removed, or null when it is unchanged.',
+        "adding_replicas": 'New list of replicas being added, or null when it is unchanged.',
+        "leader_recovery_state": '-1 unchanged; 0 leader is clean (from the ISR or recovered); 1 leader came from an unclean election and is still recovering.',
+        "directories": 'New log directory id per replica, or null when unchanged.',
+        "eligible_leader_replicas": 'New eligible leader replica set, or null when it is unchanged.',
+        "last_known_elr": 'New last-known ELR, or null when it is unchanged.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionChangeRecord"
     API_KEY: int | None = 5
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Index of the partition within its topic.
     partition_id: int  # versions 0+
-    # Id of the topic the partition belongs to.
+    """Index of the partition within its topic."""
     topic_id: UUID  # versions 0+
-    # New in-sync replica set, or null when it is unchanged.
+    """Id of the topic the partition belongs to."""
     isr: list[int] | None  # versions 0+, nullable, tag 0
-    # New leader; -1 for no leader, -2 when the leader is unchanged.
+    """New in-sync replica set, or null when it is unchanged."""
     leader: int  # versions 0+, tag 1
-    # New replica list, or null when it is unchanged.
+    """New leader; -1 for no leader, -2 when the leader is unchanged."""
     replicas: list[int] | None  # versions 0+, nullable, tag 2
-    # New list of replicas being removed, or null when it is unchanged.
+    """New replica list, or null when it is unchanged."""
     removing_replicas: list[int] | None  # versions 0+, nullable, tag 3
-    # New list of replicas being added, or null when it is unchanged.
+    """New list of replicas being removed, or null when it is unchanged."""
     adding_replicas: list[int] | None  # versions 0+, nullable, tag 4
-    # -1 unchanged; 0 leader is clean (from the ISR or recovered); 1 leader came from an unclean
-    # election and is still recovering.
+    """New list of replicas being added, or null when it is unchanged."""
     leader_recovery_state: int  # versions 0+, tag 5
-    # New log directory id per replica, or null when unchanged.
+    """-1 unchanged; 0 leader is clean (from the ISR or recovered); 1 leader came from an unclean
+    election and is still recovering."""
     directories: list[UUID] | None  # versions 1+, nullable, tag 8
-    # New eligible leader replica set, or null when it is unchanged.
+    """New log directory id per replica, or null when unchanged."""
     eligible_leader_replicas: list[int] | None  # versions 2+, nullable, tag 6
-    # New last-known ELR, or null when it is unchanged.
+    """New eligible leader replica set, or null when it is unchanged."""
     last_known_elr: list[int] | None  # versions 2+, nullable, tag 7
+    """New last-known ELR, or null when it is unchanged."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -84,6 +100,8 @@ class PartitionChangeRecord(GeneratedStruct):
         last_known_elr: list[int] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_id = partition_id
         self.topic_id = topic_id
         self.isr = isr

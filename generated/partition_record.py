@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -35,71 +35,92 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionRecord(GeneratedStruct):
     """Kafka's PartitionRecord (metadata, apiKey 3), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("partition_id", "topic_id", "replicas", "isr", "removing_replicas", "adding_replicas", "leader", "leader_recovery_state", "leader_epoch", "partition_epoch", "directories", "eligible_leader_replicas", "last_known_elr", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_id": 'Index of the partition within its topic.',
+        "topic_id": 'Id of the topic the partition belongs to.',
+        "replicas": 'Replica broker ids, most preferred first.',
+        "isr": 'Broker ids of the in-sync replicas.',
+        "removing_replicas": 'Replicas being moved off this partition by a reassignment.',
+        "adding_replicas": 'Replicas being added to this partition by a reassignment.',
+        "leader": 'Broker id of the leader; -1 when the partition has none.',
+        "leader_recovery_state": '0 normally; 1 after an unclean leader election, until the new leader has recovered (KIP-704).',
+        "leader_epoch": 'Epoch of the current leader.',
+        "partition_epoch": "Bumped on every change to the partition's state.",
+        "directories": 'Log directory id of each replica, in the same order as Replicas.',
+        "eligible_leader_replicas": 'Replicas eligible to become leader (ELR), or null.',
+        "last_known_elr": 'Last known ELR members, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionRecord"
     API_KEY: int | None = 3
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Index of the partition within its topic.
     partition_id: int  # versions 0+
-    # Id of the topic the partition belongs to.
+    """Index of the partition within its topic."""
     topic_id: UUID  # versions 0+
-    # Replica broker ids, most preferred first.
+    """Id of the topic the partition belongs to."""
     replicas: list[int]  # versions 0+
-    # Broker ids of the in-sync replicas.
+    """Replica broker ids, most preferred first."""
     isr: list[int]  # versions 0+
-    # Replicas being moved off this partition by a reassignment.
+    """Broker ids of the in-sync replicas."""
     removing_replicas: list[int]  # versions 0+
-    # Replicas being added to this partition by a reassignment.
+    """Replicas being moved off this partition by a reassignment."""
     adding_replicas: list[int]  # versions 0+
-    # Broker id of the leader; -1 when the partition has none.
+    """Replicas being added to this partition by a reassignment."""
     leader: int  # versions 0+
-    # 0 normally; 1 after an unclean leader election, until the new leader has recovered (KIP-704).
+    """Broker id of the leader; -1 when the partition has none."""
     leader_recovery_state: int  # versions 0+, tag 0
-    # Epoch of the current leader.
+    """0 normally; 1 after an unclean leader election, until the new leader has recovered
+    (KIP-704)."""
     leader_epoch: int  # versions 0+
-    # Bumped on every change to the partition's state.
+    """Epoch of the current leader."""
     partition_epoch: int  # versions 0+
-    # Log directory id of each replica, in the same order as Replicas.
+    """Bumped on every change to the partition's state."""
     directories: list[UUID]  # versions 1+
-    # Replicas eligible to become leader (ELR), or null.
+    """Log directory id of each replica, in the same order as Replicas."""
     eligible_leader_replicas: list[int] | None  # versions 2+, nullable, tag 1
-    # Last known ELR members, or null.
+    """Replicas eligible to become leader (ELR), or null."""
     last_known_elr: list[int] | None  # versions 2+, nullable, tag 2
+    """Last known ELR members, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         partition_id: int = -1,
         topic_id: UUID = _ZERO_UUID,
-        replicas: list[int] | None = None,
-        isr: list[int] | None = None,
-        removing_replicas: list[int] | None = None,
-        adding_replicas: list[int] | None = None,
+        replicas: list[int] = DEFAULT,
+        isr: list[int] = DEFAULT,
+        removing_replicas: list[int] = DEFAULT,
+        adding_replicas: list[int] = DEFAULT,
         leader: int = -1,
         leader_recovery_state: int = 0,
         leader_epoch: int = -1,
         partition_epoch: int = -1,
-        directories: list[UUID] | None = None,
+        directories: list[UUID] = DEFAULT,
         eligible_leader_replicas: list[int] | None = None,
         last_known_elr: list[int] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_id = partition_id
         self.topic_id = topic_id
-        self.replicas = [] if replicas is None else replicas
-        self.isr = [] if isr is None else isr
-        self.removing_replicas = [] if removing_replicas is None else removing_replicas
-        self.adding_replicas = [] if adding_replicas is None else adding_replicas
+        self.replicas = [] if replicas is DEFAULT else replicas
+        self.isr = [] if isr is DEFAULT else isr
+        self.removing_replicas = [] if removing_replicas is DEFAULT else removing_replicas
+        self.adding_replicas = [] if adding_replicas is DEFAULT else adding_replicas
         self.leader = leader
         self.leader_recovery_state = leader_recovery_state
         self.leader_epoch = leader_epoch
         self.partition_epoch = partition_epoch
-        self.directories = [] if directories is None else directories
+        self.directories = [] if directories is DEFAULT else directories
         self.eligible_leader_replicas = eligible_leader_replicas
         self.last_known_elr = last_known_elr
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -276,7 +297,7 @@ def _write_PartitionRecord_v0(record: PartitionRecord, out: bytearray) -> None:
         field = "replicas"
         replicas_items = record.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which PartitionRecord version 0 does not allow (never nullable)")
         elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replicas_items) + 1)
             out += _pack_int32s[len(replicas_items)](*replicas_items)
@@ -286,7 +307,7 @@ def _write_PartitionRecord_v0(record: PartitionRecord, out: bytearray) -> None:
         field = "isr"
         isr_items = record.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which PartitionRecord version 0 does not allow (never nullable)")
         elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_items) + 1)
             out += _pack_int32s[len(isr_items)](*isr_items)
@@ -296,7 +317,7 @@ def _write_PartitionRecord_v0(record: PartitionRecord, out: bytearray) -> None:
         field = "removing_replicas"
         removing_replicas_items = record.removing_replicas
         if removing_replicas_items is None:
-            raise EncodeError("field removing_replicas is null but not nullable at this version")
+                raise EncodeError("field removing_replicas is null, which PartitionRecord version 0 does not allow (never nullable)")
         elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(removing_replicas_items) + 1)
             out += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
@@ -306,7 +327,7 @@ def _write_PartitionRecord_v0(record: PartitionRecord, out: bytearray) -> None:
         field = "adding_replicas"
         adding_replicas_items = record.adding_replicas
         if adding_replicas_items is None:
-            raise EncodeError("field adding_replicas is null but not nullable at this version")
+                raise EncodeError("field adding_replicas is null, which PartitionRecord version 0 does not allow (never nullable)")
         elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(adding_replicas_items) + 1)
             out += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
@@ -516,7 +537,7 @@ def _write_PartitionRecord_v1(record: PartitionRecord, out: bytearray) -> None:
         field = "replicas"
         replicas_items = record.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which PartitionRecord version 1 does not allow (never nullable)")
         elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replicas_items) + 1)
             out += _pack_int32s[len(replicas_items)](*replicas_items)
@@ -526,7 +547,7 @@ def _write_PartitionRecord_v1(record: PartitionRecord, out: bytearray) -> None:
         field = "isr"
         isr_items = record.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which PartitionRecord version 1 does not allow (never nullable)")
         elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_items) + 1)
             out += _pack_int32s[len(isr_items)](*isr_items)
@@ -536,7 +557,7 @@ def _write_PartitionRecord_v1(record: PartitionRecord, out: bytearray) -> None:
         field = "removing_replicas"
         removing_replicas_items = record.removing_replicas
         if removing_replicas_items is None:
-            raise EncodeError("field removing_replicas is null but not nullable at this version")
+                raise EncodeError("field removing_replicas is null, which PartitionRecord version 1 does not allow (never nullable)")
         elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(removing_replicas_items) + 1)
             out += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
@@ -546,7 +567,7 @@ def _write_PartitionRecord_v1(record: PartitionRecord, out: bytearray) -> None:
         field = "adding_replicas"
         adding_replicas_items = record.adding_replicas
         if adding_replicas_items is None:
-            raise EncodeError("field adding_replicas is null but not nullable at this version")
+                raise EncodeError("field adding_replicas is null, which PartitionRecord version 1 does not allow (never nullable)")
         elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(adding_replicas_items) + 1)
             out += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
@@ -558,7 +579,7 @@ def _write_PartitionRecord_v1(record: PartitionRecord, out: bytearray) -> None:
         field = "directories"
         directories_items = record.directories
         if directories_items is None:
-            raise EncodeError("field directories is null but not nullable at this version")
+                raise EncodeError("field directories is null, which PartitionRecord version 1 does not allow (never nullable)")
         elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(directories_items) + 1)
             for directories_item in directories_items:
@@ -808,7 +829,7 @@ def _write_PartitionRecord_v2(record: PartitionRecord, out: bytearray) -> None:
         field = "replicas"
         replicas_items = record.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which PartitionRecord version 2 does not allow (never nullable)")
         elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replicas_items) + 1)
             out += _pack_int32s[len(replicas_items)](*replicas_items)
@@ -818,7 +839,7 @@ def _write_PartitionRecord_v2(record: PartitionRecord, out: bytearray) -> None:
         field = "isr"
         isr_items = record.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which PartitionRecord version 2 does not allow (never nullable)")
         elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_items) + 1)
             out += _pack_int32s[len(isr_items)](*isr_items)
@@ -828,7 +849,7 @@ def _write_PartitionRecord_v2(record: PartitionRecord, out: bytearray) -> None:
         field = "removing_replicas"
         removing_replicas_items = record.removing_replicas
         if removing_replicas_items is None:
-            raise EncodeError("field removing_replicas is null but not nullable at this version")
+                raise EncodeError("field removing_replicas is null, which PartitionRecord version 2 does not allow (never nullable)")
         elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(removing_replicas_items) + 1)
             out += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
@@ -838,7 +859,7 @@ def _write_PartitionRecord_v2(record: PartitionRecord, out: bytearray) -> None:
         field = "adding_replicas"
         adding_replicas_items = record.adding_replicas
         if adding_replicas_items is None:
-            raise EncodeError("field adding_replicas is null but not nullable at this version")
+                raise EncodeError("field adding_replicas is null, which PartitionRecord version 2 does not allow (never nullable)")
         elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(adding_replicas_items) + 1)
             out += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
@@ -850,7 +871,7 @@ def _write_PartitionRecord_v2(record: PartitionRecord, out: bytearray) -> None:
         field = "directories"
         directories_items = record.directories
         if directories_items is None:
-            raise EncodeError("field directories is null but not nullable at this version")
+                raise EncodeError("field directories is null, which PartitionRecord version 2 does not allow (never nullable)")
         elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(directories_items) + 1)
             for directories_item in directories_items:

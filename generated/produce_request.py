@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -32,16 +32,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionProduceData(GeneratedStruct):
     """The partitions of this topic to write to."""
 
-    __slots__ = ("index", "records", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "index": 'Index of the partition within the topic.',
+        "records": 'The record batches to append (for v3+, record batch format v2).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionProduceData"
     VALID_VERSIONS = (0, 13)
 
-    # Index of the partition within the topic.
     index: int  # versions 0+
-    # The record batches to append (for v3+, record batch format v2).
+    """Index of the partition within the topic."""
     records: RecordsView | bytes | None  # versions 0+, nullable
+    """The record batches to append (for v3+, record batch format v2)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +55,8 @@ class PartitionProduceData(GeneratedStruct):
         records: RecordsView | bytes | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.index = index
         self.records = records
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -77,30 +84,38 @@ class PartitionProduceData(GeneratedStruct):
 class TopicProduceData(GeneratedStruct):
     """The topics to write to."""
 
-    __slots__ = ("name", "topic_id", "partition_data", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic (v3-v12).',
+        "topic_id": 'Id of the topic (v13+).',
+        "partition_data": 'The partitions of this topic to write to.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicProduceData"
     VALID_VERSIONS = (0, 13)
 
-    # Name of the topic (v3-v12).
     name: str  # versions 0-12, map key, ignorable
-    # Id of the topic (v13+).
+    """Name of the topic (v3-v12)."""
     topic_id: UUID  # versions 13+, map key, ignorable
-    # The partitions of this topic to write to.
+    """Id of the topic (v13+)."""
     partition_data: list[PartitionProduceData]  # versions 0+
+    """The partitions of this topic to write to."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partition_data: list[PartitionProduceData] | None = None,
+        partition_data: list[PartitionProduceData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
-        self.partition_data = [] if partition_data is None else partition_data
+        self.partition_data = [] if partition_data is DEFAULT else partition_data
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -128,24 +143,34 @@ class TopicProduceData(GeneratedStruct):
 class ProduceRequest(GeneratedStruct):
     """Kafka's ProduceRequest (request, apiKey 0), versions 0-13, flexible versions 9+."""
 
-    __slots__ = ("transactional_id", "acks", "timeout_ms", "topic_data", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_id": 'Transactional id of the producer; null when it does not use transactions.',
+        "acks": 'How many replicas must acknowledge the write before the broker answers: 0 none, 1 the leader only, -1 every in-sync replica.',
+        "timeout_ms": 'How long, in milliseconds, the broker may wait for the requested acknowledgements.',
+        "topic_data": 'The topics to write to.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ProduceRequest"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 9
     VALID_VERSIONS = (0, 13)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 13)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = (0, 2)
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Transactional id of the producer; null when it does not use transactions.
     transactional_id: str | None  # versions 3+, nullable
-    # How many replicas must acknowledge the write before the broker answers: 0 none, 1 the leader
-    # only, -1 every in-sync replica.
+    """Transactional id of the producer; null when it does not use transactions."""
     acks: int  # versions 0+
-    # How long, in milliseconds, the broker may wait for the requested acknowledgements.
+    """How many replicas must acknowledge the write before the broker answers: 0 none, 1 the
+    leader only, -1 every in-sync replica."""
     timeout_ms: int  # versions 0+
-    # The topics to write to.
+    """How long, in milliseconds, the broker may wait for the requested acknowledgements."""
     topic_data: KeyedList[TopicProduceData]  # versions 0+
+    """The topics to write to."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -153,13 +178,15 @@ class ProduceRequest(GeneratedStruct):
         transactional_id: str | None = None,
         acks: int = 0,
         timeout_ms: int = 0,
-        topic_data: list[TopicProduceData] | None = None,
+        topic_data: list[TopicProduceData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.transactional_id = transactional_id
         self.acks = acks
         self.timeout_ms = timeout_ms
-        self.topic_data = KeyedList() if topic_data is None else topic_data if type(topic_data) is KeyedList else KeyedList(topic_data)
+        self.topic_data = KeyedList() if topic_data is DEFAULT else topic_data if type(topic_data) is KeyedList or topic_data is None else KeyedList(topic_data)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -366,12 +393,12 @@ def _write_TopicProduceData_v0_8(data: TopicProduceData, out: bytearray) -> None
     try:
         field = "name"
         if data.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicProduceData versions 0-8 do not allow (never nullable)")
         _w.write_string(out, data.name)
         field = "partition_data[]"
         partition_data_items = data.partition_data
         if partition_data_items is None:
-            raise EncodeError("field partition_data is null but not nullable at this version")
+                raise EncodeError("field partition_data is null, which TopicProduceData versions 0-8 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_data_items), False)
             for partition_data_item in partition_data_items:
@@ -493,7 +520,7 @@ def _write_TopicProduceData_v9_12(data: TopicProduceData, out: bytearray) -> Non
     try:
         field = "name"
         if data.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicProduceData versions 9-12 do not allow (never nullable)")
         name_utf8 = data.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -503,7 +530,7 @@ def _write_TopicProduceData_v9_12(data: TopicProduceData, out: bytearray) -> Non
         field = "partition_data[]"
         partition_data_items = data.partition_data
         if partition_data_items is None:
-            raise EncodeError("field partition_data is null but not nullable at this version")
+                raise EncodeError("field partition_data is null, which TopicProduceData versions 9-12 do not allow (never nullable)")
         elif len(partition_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_data_items) + 1)
             for partition_data_item in partition_data_items:
@@ -631,7 +658,7 @@ def _write_TopicProduceData_v13(data: TopicProduceData, out: bytearray) -> None:
         field = "partition_data[]"
         partition_data_items = data.partition_data
         if partition_data_items is None:
-            raise EncodeError("field partition_data is null but not nullable at this version")
+                raise EncodeError("field partition_data is null, which TopicProduceData version 13 does not allow (never nullable)")
         elif len(partition_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_data_items) + 1)
             for partition_data_item in partition_data_items:
@@ -752,7 +779,7 @@ def _write_ProduceRequest_v0_2(request: ProduceRequest, out: bytearray) -> None:
         field = "topic_data[]"
         topic_data_items = request.topic_data
         if topic_data_items is None:
-            raise EncodeError("field topic_data is null but not nullable at this version")
+                raise EncodeError("field topic_data is null, which ProduceRequest versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topic_data_items), False)
             for topic_data_item in topic_data_items:
@@ -860,7 +887,7 @@ def _write_ProduceRequest_v3_8(request: ProduceRequest, out: bytearray) -> None:
         field = "topic_data[]"
         topic_data_items = request.topic_data
         if topic_data_items is None:
-            raise EncodeError("field topic_data is null but not nullable at this version")
+                raise EncodeError("field topic_data is null, which ProduceRequest versions 3-8 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topic_data_items), False)
             for topic_data_item in topic_data_items:
@@ -1037,7 +1064,7 @@ def _write_ProduceRequest_v9_12(request: ProduceRequest, out: bytearray) -> None
         field = "topic_data[]"
         topic_data_items = request.topic_data
         if topic_data_items is None:
-            raise EncodeError("field topic_data is null but not nullable at this version")
+                raise EncodeError("field topic_data is null, which ProduceRequest versions 9-12 do not allow (never nullable)")
         elif len(topic_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_data_items) + 1)
             for topic_data_item in topic_data_items:
@@ -1217,7 +1244,7 @@ def _write_ProduceRequest_v13(request: ProduceRequest, out: bytearray) -> None:
         field = "topic_data[]"
         topic_data_items = request.topic_data
         if topic_data_items is None:
-            raise EncodeError("field topic_data is null but not nullable at this version")
+                raise EncodeError("field topic_data is null, which ProduceRequest version 13 does not allow (never nullable)")
         elif len(topic_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_data_items) + 1)
             for topic_data_item in topic_data_items:

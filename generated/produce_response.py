@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -43,16 +43,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class BatchIndexAndErrorMessage(GeneratedStruct):
     """The records, by position in the batch, that made the broker reject the batch."""
 
-    __slots__ = ("batch_index", "batch_index_error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "batch_index": 'Position in the batch of the rejected record.',
+        "batch_index_error_message": 'Why that record was rejected, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BatchIndexAndErrorMessage"
     VALID_VERSIONS = (8, 13)
 
-    # Position in the batch of the rejected record.
     batch_index: int  # versions 8+
-    # Why that record was rejected, or null.
+    """Position in the batch of the rejected record."""
     batch_index_error_message: str | None  # versions 8+, nullable
+    """Why that record was rejected, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -61,6 +66,8 @@ class BatchIndexAndErrorMessage(GeneratedStruct):
         batch_index_error_message: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.batch_index = batch_index
         self.batch_index_error_message = batch_index_error_message
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -88,16 +95,21 @@ class BatchIndexAndErrorMessage(GeneratedStruct):
 class LeaderIdAndEpoch(GeneratedStruct):
     """The leader the producer should send to from now on."""
 
-    __slots__ = ("leader_id", "leader_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "leader_id": 'Id of the leader, or -1 when not known.',
+        "leader_epoch": 'Newest leader epoch known to the broker, -1 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderIdAndEpoch"
     VALID_VERSIONS = (10, 13)
 
-    # Id of the leader, or -1 when not known.
     leader_id: int  # versions 10+
-    # Newest leader epoch known to the broker, -1 when unknown.
+    """Id of the leader, or -1 when not known."""
     leader_epoch: int  # versions 10+
+    """Newest leader epoch known to the broker, -1 when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -106,6 +118,8 @@ class LeaderIdAndEpoch(GeneratedStruct):
         leader_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -133,30 +147,41 @@ class LeaderIdAndEpoch(GeneratedStruct):
 class PartitionProduceResponse(GeneratedStruct):
     """One entry per partition of the topic."""
 
-    __slots__ = ("index", "error_code", "base_offset", "log_append_time_ms", "log_start_offset", "record_errors", "error_message", "current_leader", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER, OUT_OF_ORDER_SEQUENCE_NUMBER or INVALID_RECORD.',
+        "base_offset": 'Offset given to the first record of the appended batch; -1 on error.',
+        "log_append_time_ms": 'Broker time of the append when the topic uses LogAppendTime; -1 when it uses CreateTime.',
+        "log_start_offset": "First offset still present in the partition's log, -1 when unknown; lets the producer tell a removed producer state from a real sequence gap.",
+        "record_errors": 'The records, by position in the batch, that made the broker reject the batch.',
+        "error_message": 'A summary of why the batch was rejected, or null.',
+        "current_leader": 'The leader the producer should send to from now on.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionProduceResponse"
     VALID_VERSIONS = (0, 13)
 
-    # Index of the partition within the topic.
     index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER,
-    # OUT_OF_ORDER_SEQUENCE_NUMBER or INVALID_RECORD.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Offset given to the first record of the appended batch; -1 on error.
+    """Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER,
+    OUT_OF_ORDER_SEQUENCE_NUMBER or INVALID_RECORD."""
     base_offset: int  # versions 0+
-    # Broker time of the append when the topic uses LogAppendTime; -1 when it uses CreateTime.
+    """Offset given to the first record of the appended batch; -1 on error."""
     log_append_time_ms: int  # versions 2+, ignorable
-    # First offset still present in the partition's log, -1 when unknown; lets the producer tell a
-    # removed producer state from a real sequence gap.
+    """Broker time of the append when the topic uses LogAppendTime; -1 when it uses CreateTime."""
     log_start_offset: int  # versions 5+, ignorable
-    # The records, by position in the batch, that made the broker reject the batch.
+    """First offset still present in the partition's log, -1 when unknown; lets the producer tell
+    a removed producer state from a real sequence gap."""
     record_errors: list[BatchIndexAndErrorMessage]  # versions 8+, ignorable
-    # A summary of why the batch was rejected, or null.
+    """The records, by position in the batch, that made the broker reject the batch."""
     error_message: str | None  # versions 8+, nullable, ignorable
-    # The leader the producer should send to from now on.
+    """A summary of why the batch was rejected, or null."""
     current_leader: LeaderIdAndEpoch  # versions 10+, tag 0
+    """The leader the producer should send to from now on."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -166,19 +191,21 @@ class PartitionProduceResponse(GeneratedStruct):
         base_offset: int = 0,
         log_append_time_ms: int = -1,
         log_start_offset: int = -1,
-        record_errors: list[BatchIndexAndErrorMessage] | None = None,
+        record_errors: list[BatchIndexAndErrorMessage] = DEFAULT,
         error_message: str | None = None,
-        current_leader: LeaderIdAndEpoch | None = None,
+        current_leader: LeaderIdAndEpoch = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.index = index
         self.error_code = error_code
         self.base_offset = base_offset
         self.log_append_time_ms = log_append_time_ms
         self.log_start_offset = log_start_offset
-        self.record_errors = [] if record_errors is None else record_errors
+        self.record_errors = [] if record_errors is DEFAULT else record_errors
         self.error_message = error_message
-        self.current_leader = LeaderIdAndEpoch() if current_leader is None else current_leader
+        self.current_leader = LeaderIdAndEpoch() if current_leader is DEFAULT else current_leader
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -216,30 +243,38 @@ class PartitionProduceResponse(GeneratedStruct):
 class TopicProduceResponse(GeneratedStruct):
     """One entry per topic written to."""
 
-    __slots__ = ("name", "topic_id", "partition_responses", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic (v3-v12).',
+        "topic_id": 'Id of the topic (v13+).',
+        "partition_responses": 'One entry per partition of the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicProduceResponse"
     VALID_VERSIONS = (0, 13)
 
-    # Name of the topic (v3-v12).
     name: str  # versions 0-12, map key, ignorable
-    # Id of the topic (v13+).
+    """Name of the topic (v3-v12)."""
     topic_id: UUID  # versions 13+, map key, ignorable
-    # One entry per partition of the topic.
+    """Id of the topic (v13+)."""
     partition_responses: list[PartitionProduceResponse]  # versions 0+
+    """One entry per partition of the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partition_responses: list[PartitionProduceResponse] | None = None,
+        partition_responses: list[PartitionProduceResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
-        self.partition_responses = [] if partition_responses is None else partition_responses
+        self.partition_responses = [] if partition_responses is DEFAULT else partition_responses
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -267,20 +302,27 @@ class TopicProduceResponse(GeneratedStruct):
 class NodeEndpoint(GeneratedStruct):
     """Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER."""
 
-    __slots__ = ("node_id", "host", "port", "rack", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "node_id": 'Broker id of the node.',
+        "host": 'Host name of the node on the listener the request came in on.',
+        "port": 'Port of the node on that listener.',
+        "rack": 'Rack of the node, or null when it has none.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (10, 13)
 
-    # Broker id of the node.
     node_id: int  # versions 10+, map key
-    # Host name of the node on the listener the request came in on.
+    """Broker id of the node."""
     host: str  # versions 10+
-    # Port of the node on that listener.
+    """Host name of the node on the listener the request came in on."""
     port: int  # versions 10+
-    # Rack of the node, or null when it has none.
+    """Port of the node on that listener."""
     rack: str | None  # versions 10+, nullable
+    """Rack of the node, or null when it has none."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -291,6 +333,8 @@ class NodeEndpoint(GeneratedStruct):
         rack: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.node_id = node_id
         self.host = host
         self.port = port
@@ -324,33 +368,44 @@ class NodeEndpoint(GeneratedStruct):
 class ProduceResponse(GeneratedStruct):
     """Kafka's ProduceResponse (response, apiKey 0), versions 0-13, flexible versions 9+."""
 
-    __slots__ = ("responses", "throttle_time_ms", "node_endpoints", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "responses": 'One entry per topic written to.',
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "node_endpoints": 'Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ProduceResponse"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 9
     VALID_VERSIONS = (0, 13)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 13)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # One entry per topic written to.
     responses: KeyedList[TopicProduceResponse]  # versions 0+
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
+    """One entry per topic written to."""
     throttle_time_ms: int  # versions 1+, ignorable
-    # Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     node_endpoints: KeyedList[NodeEndpoint]  # versions 10+, tag 0
+    """Where to reach the new leaders named by partitions that failed with
+    NOT_LEADER_OR_FOLLOWER."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        responses: list[TopicProduceResponse] | None = None,
+        responses: list[TopicProduceResponse] = DEFAULT,
         throttle_time_ms: int = 0,
-        node_endpoints: list[NodeEndpoint] | None = None,
+        node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.responses = KeyedList() if responses is None else responses if type(responses) is KeyedList else KeyedList(responses)
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.responses = KeyedList() if responses is DEFAULT else responses if type(responses) is KeyedList or responses is None else KeyedList(responses)
         self.throttle_time_ms = throttle_time_ms
-        self.node_endpoints = KeyedList() if node_endpoints is None else node_endpoints if type(node_endpoints) is KeyedList else KeyedList(node_endpoints)
+        self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -683,7 +738,7 @@ def _write_PartitionProduceResponse_v8(response: PartitionProduceResponse, out: 
         field = "record_errors[]"
         record_errors_items = response.record_errors
         if record_errors_items is None:
-            raise EncodeError("field record_errors is null but not nullable at this version")
+                raise EncodeError("field record_errors is null, which PartitionProduceResponse version 8 does not allow (never nullable)")
         else:
             _w.write_count(out, len(record_errors_items), False)
             for record_errors_item in record_errors_items:
@@ -804,7 +859,7 @@ def _write_PartitionProduceResponse_v9(response: PartitionProduceResponse, out: 
         field = "record_errors[]"
         record_errors_items = response.record_errors
         if record_errors_items is None:
-            raise EncodeError("field record_errors is null but not nullable at this version")
+                raise EncodeError("field record_errors is null, which PartitionProduceResponse version 9 does not allow (never nullable)")
         elif len(record_errors_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(record_errors_items) + 1)
             for record_errors_item in record_errors_items:
@@ -958,7 +1013,7 @@ def _write_PartitionProduceResponse_v10_13(response: PartitionProduceResponse, o
         field = "record_errors[]"
         record_errors_items = response.record_errors
         if record_errors_items is None:
-            raise EncodeError("field record_errors is null but not nullable at this version")
+                raise EncodeError("field record_errors is null, which PartitionProduceResponse versions 10-13 do not allow (never nullable)")
         elif len(record_errors_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(record_errors_items) + 1)
             for record_errors_item in record_errors_items:
@@ -975,7 +1030,7 @@ def _write_PartitionProduceResponse_v10_13(response: PartitionProduceResponse, o
             payload = bytearray()
             field = "current_leader"
             if response.current_leader is None:
-                raise EncodeError("field current_leader is null but not nullable at this version")
+                raise EncodeError("field current_leader is null, which PartitionProduceResponse versions 10-13 do not allow (never nullable)")
             _write_LeaderIdAndEpoch_v10_13(response.current_leader, payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
@@ -1057,12 +1112,12 @@ def _write_TopicProduceResponse_v0_1(response: TopicProduceResponse, out: bytear
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicProduceResponse versions 0-1 do not allow (never nullable)")
         _w.write_string(out, response.name)
         field = "partition_responses[]"
         partition_responses_items = response.partition_responses
         if partition_responses_items is None:
-            raise EncodeError("field partition_responses is null but not nullable at this version")
+                raise EncodeError("field partition_responses is null, which TopicProduceResponse versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_responses_items), False)
             for partition_responses_item in partition_responses_items:
@@ -1132,12 +1187,12 @@ def _write_TopicProduceResponse_v2_4(response: TopicProduceResponse, out: bytear
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicProduceResponse versions 2-4 do not allow (never nullable)")
         _w.write_string(out, response.name)
         field = "partition_responses[]"
         partition_responses_items = response.partition_responses
         if partition_responses_items is None:
-            raise EncodeError("field partition_responses is null but not nullable at this version")
+                raise EncodeError("field partition_responses is null, which TopicProduceResponse versions 2-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_responses_items), False)
             for partition_responses_item in partition_responses_items:
@@ -1206,12 +1261,12 @@ def _write_TopicProduceResponse_v5_7(response: TopicProduceResponse, out: bytear
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicProduceResponse versions 5-7 do not allow (never nullable)")
         _w.write_string(out, response.name)
         field = "partition_responses[]"
         partition_responses_items = response.partition_responses
         if partition_responses_items is None:
-            raise EncodeError("field partition_responses is null but not nullable at this version")
+                raise EncodeError("field partition_responses is null, which TopicProduceResponse versions 5-7 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_responses_items), False)
             for partition_responses_item in partition_responses_items:
@@ -1306,12 +1361,12 @@ def _write_TopicProduceResponse_v8(response: TopicProduceResponse, out: bytearra
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicProduceResponse version 8 does not allow (never nullable)")
         _w.write_string(out, response.name)
         field = "partition_responses[]"
         partition_responses_items = response.partition_responses
         if partition_responses_items is None:
-            raise EncodeError("field partition_responses is null but not nullable at this version")
+                raise EncodeError("field partition_responses is null, which TopicProduceResponse version 8 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_responses_items), False)
             for partition_responses_item in partition_responses_items:
@@ -1470,7 +1525,7 @@ def _write_TopicProduceResponse_v9(response: TopicProduceResponse, out: bytearra
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicProduceResponse version 9 does not allow (never nullable)")
         name_utf8 = response.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -1480,7 +1535,7 @@ def _write_TopicProduceResponse_v9(response: TopicProduceResponse, out: bytearra
         field = "partition_responses[]"
         partition_responses_items = response.partition_responses
         if partition_responses_items is None:
-            raise EncodeError("field partition_responses is null but not nullable at this version")
+                raise EncodeError("field partition_responses is null, which TopicProduceResponse version 9 does not allow (never nullable)")
         elif len(partition_responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_responses_items) + 1)
             for partition_responses_item in partition_responses_items:
@@ -1674,7 +1729,7 @@ def _write_TopicProduceResponse_v10_12(response: TopicProduceResponse, out: byte
     try:
         field = "name"
         if response.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicProduceResponse versions 10-12 do not allow (never nullable)")
         name_utf8 = response.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -1684,7 +1739,7 @@ def _write_TopicProduceResponse_v10_12(response: TopicProduceResponse, out: byte
         field = "partition_responses[]"
         partition_responses_items = response.partition_responses
         if partition_responses_items is None:
-            raise EncodeError("field partition_responses is null but not nullable at this version")
+                raise EncodeError("field partition_responses is null, which TopicProduceResponse versions 10-12 do not allow (never nullable)")
         elif len(partition_responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_responses_items) + 1)
             for partition_responses_item in partition_responses_items:
@@ -1871,7 +1926,7 @@ def _write_TopicProduceResponse_v13(response: TopicProduceResponse, out: bytearr
         field = "partition_responses[]"
         partition_responses_items = response.partition_responses
         if partition_responses_items is None:
-            raise EncodeError("field partition_responses is null but not nullable at this version")
+                raise EncodeError("field partition_responses is null, which TopicProduceResponse version 13 does not allow (never nullable)")
         elif len(partition_responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_responses_items) + 1)
             for partition_responses_item in partition_responses_items:
@@ -1965,7 +2020,7 @@ def _write_NodeEndpoint_v10_13(endpoint: NodeEndpoint, out: bytearray) -> None:
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which NodeEndpoint versions 10-13 do not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -2069,7 +2124,7 @@ def _write_ProduceResponse_v0(response: ProduceResponse, out: bytearray) -> None
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ProduceResponse version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2165,7 +2220,7 @@ def _write_ProduceResponse_v1(response: ProduceResponse, out: bytearray) -> None
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ProduceResponse version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2262,7 +2317,7 @@ def _write_ProduceResponse_v2_4(response: ProduceResponse, out: bytearray) -> No
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ProduceResponse versions 2-4 do not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2358,7 +2413,7 @@ def _write_ProduceResponse_v5_7(response: ProduceResponse, out: bytearray) -> No
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ProduceResponse versions 5-7 do not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2480,7 +2535,7 @@ def _write_ProduceResponse_v8(response: ProduceResponse, out: bytearray) -> None
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ProduceResponse version 8 does not allow (never nullable)")
         else:
             _w.write_count(out, len(responses_items), False)
             for responses_item in responses_items:
@@ -2678,7 +2733,7 @@ def _write_ProduceResponse_v9(response: ProduceResponse, out: bytearray) -> None
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ProduceResponse version 9 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -2994,7 +3049,7 @@ def _write_ProduceResponse_v10_12(response: ProduceResponse, out: bytearray) -> 
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ProduceResponse versions 10-12 do not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -3012,7 +3067,7 @@ def _write_ProduceResponse_v10_12(response: ProduceResponse, out: bytearray) -> 
             field = "node_endpoints[]"
             node_endpoints_items = response.node_endpoints
             if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null but not nullable at this version")
+                    raise EncodeError("field node_endpoints is null, which ProduceResponse versions 10-12 do not allow (never nullable)")
             elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(node_endpoints_items) + 1)
                 for node_endpoints_item in node_endpoints_items:
@@ -3327,7 +3382,7 @@ def _write_ProduceResponse_v13(response: ProduceResponse, out: bytearray) -> Non
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ProduceResponse version 13 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -3345,7 +3400,7 @@ def _write_ProduceResponse_v13(response: ProduceResponse, out: bytearray) -> Non
             field = "node_endpoints[]"
             node_endpoints_items = response.node_endpoints
             if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null but not nullable at this version")
+                    raise EncodeError("field node_endpoints is null, which ProduceResponse version 13 does not allow (never nullable)")
             elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(node_endpoints_items) + 1)
                 for node_endpoints_item in node_endpoints_items:

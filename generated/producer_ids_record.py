@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,21 +26,29 @@ _pack_ProducerIdsRecord_broker_id_to_next_producer_id = struct.Struct(">iqq").pa
 class ProducerIdsRecord(GeneratedStruct):
     """Kafka's ProducerIdsRecord (metadata, apiKey 15), versions 0, flexible versions 0+."""
 
-    __slots__ = ("broker_id", "broker_epoch", "next_producer_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Broker that asked for the block.',
+        "broker_epoch": 'Registration epoch of that broker.',
+        "next_producer_id": 'First producer id of the next block to be handed out.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ProducerIdsRecord"
     API_KEY: int | None = 15
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Broker that asked for the block.
     broker_id: int  # versions 0+
-    # Registration epoch of that broker.
+    """Broker that asked for the block."""
     broker_epoch: int  # versions 0+
-    # First producer id of the next block to be handed out.
+    """Registration epoch of that broker."""
     next_producer_id: int  # versions 0+
+    """First producer id of the next block to be handed out."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +58,8 @@ class ProducerIdsRecord(GeneratedStruct):
         next_producer_id: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.next_producer_id = next_producer_id

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,28 +29,39 @@ _pack_ProducerSnapshot_crc = struct.Struct(">I").pack
 class ProducerEntry(GeneratedStruct):
     """State of each producer id seen in the partition."""
 
-    __slots__ = ("producer_id", "epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "producer_id": 'Producer id this entry describes.',
+        "epoch": 'Epoch of the producer id as of the snapshot.',
+        "last_sequence": 'Sequence number of the last record written by the producer.',
+        "last_offset": "Offset of the producer's last record.",
+        "offset_delta": "Last offset minus the first offset of the producer's last batch.",
+        "timestamp": "Largest timestamp in the producer's last batch, in milliseconds.",
+        "coordinator_epoch": 'Epoch of the transaction coordinator that wrote the last marker.',
+        "current_txn_first_offset": "First offset of the producer's open transaction, -1 when none.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ProducerEntry"
     VALID_VERSIONS = (1, 1)
 
-    # Producer id this entry describes.
     producer_id: int  # version 1
-    # Epoch of the producer id as of the snapshot.
+    """Producer id this entry describes."""
     epoch: int  # version 1
-    # Sequence number of the last record written by the producer.
+    """Epoch of the producer id as of the snapshot."""
     last_sequence: int  # version 1
-    # Offset of the producer's last record.
+    """Sequence number of the last record written by the producer."""
     last_offset: int  # version 1
-    # Last offset minus the first offset of the producer's last batch.
+    """Offset of the producer's last record."""
     offset_delta: int  # version 1
-    # Largest timestamp in the producer's last batch, in milliseconds.
+    """Last offset minus the first offset of the producer's last batch."""
     timestamp: int  # version 1
-    # Epoch of the transaction coordinator that wrote the last marker.
+    """Largest timestamp in the producer's last batch, in milliseconds."""
     coordinator_epoch: int  # version 1
-    # First offset of the producer's open transaction, -1 when none.
+    """Epoch of the transaction coordinator that wrote the last marker."""
     current_txn_first_offset: int  # version 1
+    """First offset of the producer's open transaction, -1 when none."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -65,6 +76,8 @@ class ProducerEntry(GeneratedStruct):
         current_txn_first_offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.producer_id = producer_id
         self.epoch = epoch
         self.last_sequence = last_sequence
@@ -110,29 +123,38 @@ class ProducerEntry(GeneratedStruct):
 class ProducerSnapshot(GeneratedStruct):
     """Kafka's ProducerSnapshot (data), versions 1, flexible versions none."""
 
-    __slots__ = ("crc", "producer_entries", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "crc": 'CRC32C over the bytes that follow this field.',
+        "producer_entries": 'State of each producer id seen in the partition.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ProducerSnapshot"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (1, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # CRC32C over the bytes that follow this field.
     crc: int  # version 1
-    # State of each producer id seen in the partition.
+    """CRC32C over the bytes that follow this field."""
     producer_entries: list[ProducerEntry]  # version 1
+    """State of each producer id seen in the partition."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         crc: int = 0,
-        producer_entries: list[ProducerEntry] | None = None,
+        producer_entries: list[ProducerEntry] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.crc = crc
-        self.producer_entries = [] if producer_entries is None else producer_entries
+        self.producer_entries = [] if producer_entries is DEFAULT else producer_entries
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -239,7 +261,7 @@ def _write_ProducerSnapshot_v1(snapshot: ProducerSnapshot, out: bytearray) -> No
         field = "producer_entries[]"
         producer_entries_items = snapshot.producer_entries
         if producer_entries_items is None:
-            raise EncodeError("field producer_entries is null but not nullable at this version")
+                raise EncodeError("field producer_entries is null, which ProducerSnapshot version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(producer_entries_items), False)
             for producer_entries_item in producer_entries_items:

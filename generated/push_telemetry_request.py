@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,26 +29,37 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PushTelemetryRequest(GeneratedStruct):
     """Kafka's PushTelemetryRequest (request, apiKey 72), versions 0, flexible versions 0+."""
 
-    __slots__ = ("client_instance_id", "subscription_id", "terminating", "compression_type", "metrics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "client_instance_id": 'Id the broker gave this client instance in GetTelemetrySubscriptions.',
+        "subscription_id": 'Id of the metrics subscription the pushed metrics answer; a stale id is refused.',
+        "terminating": 'True when the client is closing and this is its last push.',
+        "compression_type": 'Codec that compressed Metrics (the record-batch codec ids; 0 for none).',
+        "metrics": 'The metrics as an OpenTelemetry MetricsData v1 protobuf message, compressed as CompressionType says.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PushTelemetryRequest"
     API_KEY: int | None = 72
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id the broker gave this client instance in GetTelemetrySubscriptions.
     client_instance_id: UUID  # versions 0+
-    # Id of the metrics subscription the pushed metrics answer; a stale id is refused.
+    """Id the broker gave this client instance in GetTelemetrySubscriptions."""
     subscription_id: int  # versions 0+
-    # True when the client is closing and this is its last push.
+    """Id of the metrics subscription the pushed metrics answer; a stale id is refused."""
     terminating: bool  # versions 0+
-    # Codec that compressed Metrics (the record-batch codec ids; 0 for none).
+    """True when the client is closing and this is its last push."""
     compression_type: int  # versions 0+
-    # The metrics as an OpenTelemetry MetricsData v1 protobuf message, compressed as CompressionType
-    # says.
+    """Codec that compressed Metrics (the record-batch codec ids; 0 for none)."""
     metrics: bytes  # versions 0+
+    """The metrics as an OpenTelemetry MetricsData v1 protobuf message, compressed as
+    CompressionType says."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -60,6 +71,8 @@ class PushTelemetryRequest(GeneratedStruct):
         metrics: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.client_instance_id = client_instance_id
         self.subscription_id = subscription_id
         self.terminating = terminating
@@ -128,7 +141,7 @@ def _write_PushTelemetryRequest_v0(request: PushTelemetryRequest, out: bytearray
         out += _pack_PushTelemetryRequest_subscription_id_to_compression_type(request.subscription_id, request.terminating, request.compression_type)
         field = "metrics"
         if request.metrics is None:
-            raise EncodeError("field metrics is null but not nullable at this version")
+            raise EncodeError("field metrics is null, which PushTelemetryRequest version 0 does not allow (never nullable)")
         _w.write_compact_bytes(out, request.metrics)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:

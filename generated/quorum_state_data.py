@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -34,14 +34,18 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Voter(GeneratedStruct):
     """The Voter structure of QuorumStateData."""
 
-    __slots__ = ("voter_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "voter_id": 'Node id of a voter (v0 only).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Voter"
     VALID_VERSIONS = (0, 0)
 
-    # Node id of a voter (v0 only).
     voter_id: int  # version 0
+    """Node id of a voter (v0 only)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +53,8 @@ class Voter(GeneratedStruct):
         voter_id: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.voter_id = voter_id
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -73,29 +79,41 @@ class Voter(GeneratedStruct):
 class QuorumStateData(GeneratedStruct):
     """Kafka's QuorumStateData (data), versions 0-1, flexible versions 0+."""
 
-    __slots__ = ("cluster_id", "leader_id", "leader_epoch", "voted_id", "voted_directory_id", "applied_offset", "current_voters", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "cluster_id": 'Cluster id (v0 only; written as an empty string).',
+        "leader_id": 'Known leader of the epoch, -1 when none.',
+        "leader_epoch": 'Newest leader epoch the replica knows, -1 when none.',
+        "voted_id": 'Candidate this replica voted for in the epoch, -1 when none.',
+        "voted_directory_id": 'Log directory id of the candidate voted for.',
+        "applied_offset": 'Offset field of v0 that Kafka never used; written as 0.',
+        "current_voters": 'Statically configured voters (v0 only).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "QuorumStateData"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Cluster id (v0 only; written as an empty string).
     cluster_id: str  # version 0
-    # Known leader of the epoch, -1 when none.
+    """Cluster id (v0 only; written as an empty string)."""
     leader_id: int  # versions 0+
-    # Newest leader epoch the replica knows, -1 when none.
+    """Known leader of the epoch, -1 when none."""
     leader_epoch: int  # versions 0+
-    # Candidate this replica voted for in the epoch, -1 when none.
+    """Newest leader epoch the replica knows, -1 when none."""
     voted_id: int  # versions 0+
-    # Log directory id of the candidate voted for.
+    """Candidate this replica voted for in the epoch, -1 when none."""
     voted_directory_id: UUID  # versions 1+
-    # Offset field of v0 that Kafka never used; written as 0.
+    """Log directory id of the candidate voted for."""
     applied_offset: int  # version 0
-    # Statically configured voters (v0 only).
+    """Offset field of v0 that Kafka never used; written as 0."""
     current_voters: list[Voter] | None  # version 0, nullable
+    """Statically configured voters (v0 only)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -106,16 +124,18 @@ class QuorumStateData(GeneratedStruct):
         voted_id: int = -1,
         voted_directory_id: UUID = _ZERO_UUID,
         applied_offset: int = 0,
-        current_voters: list[Voter] | None = None,
+        current_voters: list[Voter] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.cluster_id = cluster_id
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.voted_id = voted_id
         self.voted_directory_id = voted_directory_id
         self.applied_offset = applied_offset
-        self.current_voters = [] if current_voters is None else current_voters
+        self.current_voters = [] if current_voters is DEFAULT else current_voters
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -266,7 +286,7 @@ def _write_QuorumStateData_v0(data: QuorumStateData, out: bytearray) -> None:
     try:
         field = "cluster_id"
         if data.cluster_id is None:
-            raise EncodeError("field cluster_id is null but not nullable at this version")
+            raise EncodeError("field cluster_id is null, which QuorumStateData version 0 does not allow (never nullable)")
         cluster_id_utf8 = data.cluster_id.encode()
         if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(cluster_id_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -34,20 +34,27 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class StateBatch(GeneratedStruct):
     """Ranges of in-flight records whose delivery state differs from plain Available."""
 
-    __slots__ = ("first_offset", "last_offset", "delivery_state", "delivery_count", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "first_offset": 'First offset of the range.',
+        "last_offset": 'Last offset of the range, included.',
+        "delivery_state": 'State of the records: 0 available, 2 acknowledged, 4 archived.',
+        "delivery_count": 'How many times these records have been delivered.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StateBatch"
     VALID_VERSIONS = (0, 0)
 
-    # First offset of the range.
     first_offset: int  # versions 0+
-    # Last offset of the range, included.
+    """First offset of the range."""
     last_offset: int  # versions 0+
-    # State of the records: 0 available, 2 acknowledged, 4 archived.
+    """Last offset of the range, included."""
     delivery_state: int  # versions 0+
-    # How many times these records have been delivered.
+    """State of the records: 0 available, 2 acknowledged, 4 archived."""
     delivery_count: int  # versions 0+
+    """How many times these records have been delivered."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -58,6 +65,8 @@ class StateBatch(GeneratedStruct):
         delivery_count: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.delivery_state = delivery_state
@@ -91,25 +100,35 @@ class StateBatch(GeneratedStruct):
 class PartitionResult(GeneratedStruct):
     """State per partition of this topic."""
 
-    __slots__ = ("partition", "error_code", "error_message", "state_epoch", "start_offset", "state_batches", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within its topic.',
+        "error_code": 'Outcome for this share-partition, 0 when its state was read; for example NOT_COORDINATOR or FENCED_LEADER_EPOCH.',
+        "error_message": 'Text describing the failure for people, or null.',
+        "state_epoch": 'Epoch of the stored state, bumped each time the state is reset.',
+        "start_offset": 'First offset the share-partition still tracks, or -1 when its state is not initialised yet.',
+        "state_batches": 'Ranges of in-flight records whose delivery state differs from plain Available.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionResult"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition within its topic.
     partition: int  # versions 0+
-    # Outcome for this share-partition, 0 when its state was read; for example NOT_COORDINATOR or
-    # FENCED_LEADER_EPOCH.
+    """Index of the partition within its topic."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null.
+    """Outcome for this share-partition, 0 when its state was read; for example NOT_COORDINATOR
+    or FENCED_LEADER_EPOCH."""
     error_message: str | None  # versions 0+, nullable
-    # Epoch of the stored state, bumped each time the state is reset.
+    """Text describing the failure for people, or null."""
     state_epoch: int  # versions 0+
-    # First offset the share-partition still tracks, or -1 when its state is not initialised yet.
+    """Epoch of the stored state, bumped each time the state is reset."""
     start_offset: int  # versions 0+
-    # Ranges of in-flight records whose delivery state differs from plain Available.
+    """First offset the share-partition still tracks, or -1 when its state is not initialised
+    yet."""
     state_batches: list[StateBatch]  # versions 0+
+    """Ranges of in-flight records whose delivery state differs from plain Available."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -119,15 +138,17 @@ class PartitionResult(GeneratedStruct):
         error_message: str | None = None,
         state_epoch: int = 0,
         start_offset: int = 0,
-        state_batches: list[StateBatch] | None = None,
+        state_batches: list[StateBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.error_code = error_code
         self.error_message = error_message
         self.state_epoch = state_epoch
         self.start_offset = start_offset
-        self.state_batches = [] if state_batches is None else state_batches
+        self.state_batches = [] if state_batches is DEFAULT else state_batches
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -161,26 +182,33 @@ class PartitionResult(GeneratedStruct):
 class ReadStateResult(GeneratedStruct):
     """State of the requested share-partitions, by topic."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'State per partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReadStateResult"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # State per partition of this topic.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionResult]  # versions 0+
+    """State per partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionResult] | None = None,
+        partitions: list[PartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -206,25 +234,33 @@ class ReadStateResult(GeneratedStruct):
 class ReadShareGroupStateResponse(GeneratedStruct):
     """Kafka's ReadShareGroupStateResponse (response, apiKey 84), versions 0, flexible versions 0+."""
 
-    __slots__ = ("results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "results": 'State of the requested share-partitions, by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReadShareGroupStateResponse"
     API_KEY: int | None = 84
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # State of the requested share-partitions, by topic.
     results: list[ReadStateResult]  # versions 0+
+    """State of the requested share-partitions, by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        results: list[ReadStateResult] | None = None,
+        results: list[ReadStateResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.results = [] if results is None else results
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -373,7 +409,7 @@ def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
         field = "state_batches[]"
         state_batches_items = result.state_batches
         if state_batches_items is None:
-            raise EncodeError("field state_batches is null but not nullable at this version")
+                raise EncodeError("field state_batches is null, which PartitionResult version 0 does not allow (never nullable)")
         elif len(state_batches_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_batches_items) + 1)
             for state_batches_item in state_batches_items:
@@ -521,7 +557,7 @@ def _write_ReadStateResult_v0(result: ReadStateResult, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ReadStateResult version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -699,7 +735,7 @@ def _write_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse,
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which ReadShareGroupStateResponse version 0 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,27 +33,38 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionResult(GeneratedStruct):
     """Summary per partition of this topic."""
 
-    __slots__ = ("partition", "error_code", "error_message", "state_epoch", "leader_epoch", "start_offset", "delivery_complete_count", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within its topic.',
+        "error_code": 'Outcome for this share-partition, 0 when its summary was read; for example NOT_COORDINATOR.',
+        "error_message": 'Text describing the failure for people, or null.',
+        "state_epoch": 'Epoch of the stored state, bumped each time the state is reset.',
+        "leader_epoch": 'Leader epoch of the share-partition recorded with its state.',
+        "start_offset": 'First offset the share-partition still tracks, or -1 when not initialised.',
+        "delivery_complete_count": 'Records past the start offset whose delivery is finished (acknowledged or archived), or -1 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionResult"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within its topic.
     partition: int  # versions 0+
-    # Outcome for this share-partition, 0 when its summary was read; for example NOT_COORDINATOR.
+    """Index of the partition within its topic."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null.
+    """Outcome for this share-partition, 0 when its summary was read; for example
+    NOT_COORDINATOR."""
     error_message: str | None  # versions 0+, nullable
-    # Epoch of the stored state, bumped each time the state is reset.
+    """Text describing the failure for people, or null."""
     state_epoch: int  # versions 0+
-    # Leader epoch of the share-partition recorded with its state.
+    """Epoch of the stored state, bumped each time the state is reset."""
     leader_epoch: int  # versions 0+
-    # First offset the share-partition still tracks, or -1 when not initialised.
+    """Leader epoch of the share-partition recorded with its state."""
     start_offset: int  # versions 0+
-    # Records past the start offset whose delivery is finished (acknowledged or archived), or -1
-    # when unknown.
+    """First offset the share-partition still tracks, or -1 when not initialised."""
     delivery_complete_count: int  # versions 1+, ignorable
+    """Records past the start offset whose delivery is finished (acknowledged or archived), or -1
+    when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -67,6 +78,8 @@ class PartitionResult(GeneratedStruct):
         delivery_complete_count: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.error_code = error_code
         self.error_message = error_message
@@ -109,26 +122,33 @@ class PartitionResult(GeneratedStruct):
 class ReadStateSummaryResult(GeneratedStruct):
     """Share-partition state summaries by topic."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Summary per partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReadStateSummaryResult"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Summary per partition of this topic.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionResult]  # versions 0+
+    """Summary per partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionResult] | None = None,
+        partitions: list[PartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -155,25 +175,33 @@ class ReadShareGroupStateSummaryResponse(GeneratedStruct):
     """Kafka's ReadShareGroupStateSummaryResponse (response, apiKey 87), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = ("results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "results": 'Share-partition state summaries by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ReadShareGroupStateSummaryResponse"
     API_KEY: int | None = 87
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Share-partition state summaries by topic.
     results: list[ReadStateSummaryResult]  # versions 0+
+    """Share-partition state summaries by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        results: list[ReadStateSummaryResult] | None = None,
+        results: list[ReadStateSummaryResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.results = [] if results is None else results
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -415,7 +443,7 @@ def _write_ReadStateSummaryResult_v0(result: ReadStateSummaryResult, out: bytear
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ReadStateSummaryResult version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -532,7 +560,7 @@ def _write_ReadStateSummaryResult_v1(result: ReadStateSummaryResult, out: bytear
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ReadStateSummaryResult version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -680,7 +708,7 @@ def _write_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSu
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which ReadShareGroupStateSummaryResponse version 0 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:
@@ -826,7 +854,7 @@ def _write_ReadShareGroupStateSummaryResponse_v1(response: ReadShareGroupStateSu
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which ReadShareGroupStateSummaryResponse version 1 does not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -41,20 +41,27 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class BrokerEndpoint(GeneratedStruct):
     """Listeners through which the broker can be reached."""
 
-    __slots__ = ("name", "host", "port", "security_protocol", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Listener name of the endpoint (for example PLAINTEXT).',
+        "host": 'Host name or IP address of the broker on that listener.',
+        "port": 'TCP port of the listener.',
+        "security_protocol": 'Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BrokerEndpoint"
     VALID_VERSIONS = (0, 3)
 
-    # Listener name of the endpoint (for example PLAINTEXT).
     name: str  # versions 0+, map key
-    # Host name or IP address of the broker on that listener.
+    """Listener name of the endpoint (for example PLAINTEXT)."""
     host: str  # versions 0+
-    # TCP port of the listener.
+    """Host name or IP address of the broker on that listener."""
     port: int  # versions 0+
-    # Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
+    """TCP port of the listener."""
     security_protocol: int  # versions 0+
+    """Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -65,6 +72,8 @@ class BrokerEndpoint(GeneratedStruct):
         security_protocol: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -98,18 +107,24 @@ class BrokerEndpoint(GeneratedStruct):
 class BrokerFeature(GeneratedStruct):
     """Feature ranges the broker supports."""
 
-    __slots__ = ("name", "min_supported_version", "max_supported_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Feature name, for example metadata.version.',
+        "min_supported_version": 'Lowest level of the feature the broker supports.',
+        "max_supported_version": 'Highest level of the feature the broker supports.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "BrokerFeature"
     VALID_VERSIONS = (0, 3)
 
-    # Feature name, for example metadata.version.
     name: str  # versions 0+, map key
-    # Lowest level of the feature the broker supports.
+    """Feature name, for example metadata.version."""
     min_supported_version: int  # versions 0+
-    # Highest level of the feature the broker supports.
+    """Lowest level of the feature the broker supports."""
     max_supported_version: int  # versions 0+
+    """Highest level of the feature the broker supports."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -119,6 +134,8 @@ class BrokerFeature(GeneratedStruct):
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
@@ -149,36 +166,51 @@ class BrokerFeature(GeneratedStruct):
 class RegisterBrokerRecord(GeneratedStruct):
     """Kafka's RegisterBrokerRecord (metadata, apiKey 0), versions 0-3, flexible versions 0+."""
 
-    __slots__ = ("broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "end_points", "features", "rack", "fenced", "in_controlled_shutdown", "log_dirs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Id of the registering broker.',
+        "is_migrating_zk_broker": 'True when the broker is a ZooKeeper-mode broker taking part in a migration.',
+        "incarnation_id": 'Random id of this run of the broker process.',
+        "broker_epoch": 'Epoch the controller handed to this registration.',
+        "end_points": 'Listeners through which the broker can be reached.',
+        "features": 'Feature ranges the broker supports.',
+        "rack": 'Rack the broker is in (broker.rack), or null when not set.',
+        "fenced": 'True when the broker is fenced as it registers (the usual case); a later BrokerRegistrationChangeRecord unfences it.',
+        "in_controlled_shutdown": 'True while the broker is shutting down in a controlled way.',
+        "log_dirs": "Ids of the broker's usable log directories.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RegisterBrokerRecord"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 3)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 3)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the registering broker.
     broker_id: int  # versions 0+
-    # True when the broker is a ZooKeeper-mode broker taking part in a migration.
+    """Id of the registering broker."""
     is_migrating_zk_broker: bool  # versions 2+
-    # Random id of this run of the broker process.
+    """True when the broker is a ZooKeeper-mode broker taking part in a migration."""
     incarnation_id: UUID  # versions 0+
-    # Epoch the controller handed to this registration.
+    """Random id of this run of the broker process."""
     broker_epoch: int  # versions 0+
-    # Listeners through which the broker can be reached.
+    """Epoch the controller handed to this registration."""
     end_points: KeyedList[BrokerEndpoint]  # versions 0+
-    # Feature ranges the broker supports.
+    """Listeners through which the broker can be reached."""
     features: KeyedList[BrokerFeature]  # versions 0+
-    # Rack the broker is in (broker.rack), or null when not set.
+    """Feature ranges the broker supports."""
     rack: str | None  # versions 0+, nullable
-    # True when the broker is fenced as it registers (the usual case); a later
-    # BrokerRegistrationChangeRecord unfences it.
+    """Rack the broker is in (broker.rack), or null when not set."""
     fenced: bool  # versions 0+
-    # True while the broker is shutting down in a controlled way.
+    """True when the broker is fenced as it registers (the usual case); a later
+    BrokerRegistrationChangeRecord unfences it."""
     in_controlled_shutdown: bool  # versions 1+
-    # Ids of the broker's usable log directories.
+    """True while the broker is shutting down in a controlled way."""
     log_dirs: list[UUID]  # versions 3+, tag 0
+    """Ids of the broker's usable log directories."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -187,24 +219,26 @@ class RegisterBrokerRecord(GeneratedStruct):
         is_migrating_zk_broker: bool = False,
         incarnation_id: UUID = _ZERO_UUID,
         broker_epoch: int = 0,
-        end_points: list[BrokerEndpoint] | None = None,
-        features: list[BrokerFeature] | None = None,
+        end_points: list[BrokerEndpoint] = DEFAULT,
+        features: list[BrokerFeature] = DEFAULT,
         rack: str | None = '',
         fenced: bool = True,
         in_controlled_shutdown: bool = False,
-        log_dirs: list[UUID] | None = None,
+        log_dirs: list[UUID] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.is_migrating_zk_broker = is_migrating_zk_broker
         self.incarnation_id = incarnation_id
         self.broker_epoch = broker_epoch
-        self.end_points = KeyedList() if end_points is None else end_points if type(end_points) is KeyedList else KeyedList(end_points)
-        self.features = KeyedList() if features is None else features if type(features) is KeyedList else KeyedList(features)
+        self.end_points = KeyedList() if end_points is DEFAULT else end_points if type(end_points) is KeyedList or end_points is None else KeyedList(end_points)
+        self.features = KeyedList() if features is DEFAULT else features if type(features) is KeyedList or features is None else KeyedList(features)
         self.rack = rack
         self.fenced = fenced
         self.in_controlled_shutdown = in_controlled_shutdown
-        self.log_dirs = [] if log_dirs is None else log_dirs
+        self.log_dirs = [] if log_dirs is DEFAULT else log_dirs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -295,7 +329,7 @@ def _write_BrokerEndpoint_v0_3(endpoint: BrokerEndpoint, out: bytearray) -> None
     try:
         field = "name"
         if endpoint.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which BrokerEndpoint versions 0-3 do not allow (never nullable)")
         name_utf8 = endpoint.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -304,7 +338,7 @@ def _write_BrokerEndpoint_v0_3(endpoint: BrokerEndpoint, out: bytearray) -> None
             _w.write_compact_string(out, endpoint.name)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which BrokerEndpoint versions 0-3 do not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -372,7 +406,7 @@ def _write_BrokerFeature_v0_3(feature: BrokerFeature, out: bytearray) -> None:
     try:
         field = "name"
         if feature.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which BrokerFeature versions 0-3 do not allow (never nullable)")
         name_utf8 = feature.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -571,7 +605,7 @@ def _write_RegisterBrokerRecord_v0(record: RegisterBrokerRecord, out: bytearray)
         field = "end_points[]"
         end_points_items = record.end_points
         if end_points_items is None:
-            raise EncodeError("field end_points is null but not nullable at this version")
+                raise EncodeError("field end_points is null, which RegisterBrokerRecord version 0 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
             for end_points_item in end_points_items:
@@ -583,7 +617,7 @@ def _write_RegisterBrokerRecord_v0(record: RegisterBrokerRecord, out: bytearray)
         field = "features[]"
         features_items = record.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which RegisterBrokerRecord version 0 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:
@@ -798,7 +832,7 @@ def _write_RegisterBrokerRecord_v1(record: RegisterBrokerRecord, out: bytearray)
         field = "end_points[]"
         end_points_items = record.end_points
         if end_points_items is None:
-            raise EncodeError("field end_points is null but not nullable at this version")
+                raise EncodeError("field end_points is null, which RegisterBrokerRecord version 1 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
             for end_points_item in end_points_items:
@@ -810,7 +844,7 @@ def _write_RegisterBrokerRecord_v1(record: RegisterBrokerRecord, out: bytearray)
         field = "features[]"
         features_items = record.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which RegisterBrokerRecord version 1 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:
@@ -1022,7 +1056,7 @@ def _write_RegisterBrokerRecord_v2(record: RegisterBrokerRecord, out: bytearray)
         field = "end_points[]"
         end_points_items = record.end_points
         if end_points_items is None:
-            raise EncodeError("field end_points is null but not nullable at this version")
+                raise EncodeError("field end_points is null, which RegisterBrokerRecord version 2 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
             for end_points_item in end_points_items:
@@ -1034,7 +1068,7 @@ def _write_RegisterBrokerRecord_v2(record: RegisterBrokerRecord, out: bytearray)
         field = "features[]"
         features_items = record.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which RegisterBrokerRecord version 2 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:
@@ -1284,7 +1318,7 @@ def _write_RegisterBrokerRecord_v3(record: RegisterBrokerRecord, out: bytearray)
         field = "end_points[]"
         end_points_items = record.end_points
         if end_points_items is None:
-            raise EncodeError("field end_points is null but not nullable at this version")
+                raise EncodeError("field end_points is null, which RegisterBrokerRecord version 3 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
             for end_points_item in end_points_items:
@@ -1296,7 +1330,7 @@ def _write_RegisterBrokerRecord_v3(record: RegisterBrokerRecord, out: bytearray)
         field = "features[]"
         features_items = record.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which RegisterBrokerRecord version 3 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:
@@ -1316,7 +1350,7 @@ def _write_RegisterBrokerRecord_v3(record: RegisterBrokerRecord, out: bytearray)
             field = "log_dirs"
             log_dirs_items = record.log_dirs
             if log_dirs_items is None:
-                raise EncodeError("field log_dirs is null but not nullable at this version")
+                    raise EncodeError("field log_dirs is null, which RegisterBrokerRecord version 3 does not allow (never nullable)")
             elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(log_dirs_items) + 1)
                 for log_dirs_item in log_dirs_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -35,20 +35,27 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ControllerEndpoint(GeneratedStruct):
     """Listeners through which the controller can be reached."""
 
-    __slots__ = ("name", "host", "port", "security_protocol", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Listener name of the endpoint (for example CONTROLLER).',
+        "host": 'Host name or IP address of the controller on that listener.',
+        "port": 'TCP port of the listener.',
+        "security_protocol": 'Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ControllerEndpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Listener name of the endpoint (for example CONTROLLER).
     name: str  # versions 0+, map key
-    # Host name or IP address of the controller on that listener.
+    """Listener name of the endpoint (for example CONTROLLER)."""
     host: str  # versions 0+
-    # TCP port of the listener.
+    """Host name or IP address of the controller on that listener."""
     port: int  # versions 0+
-    # Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
+    """TCP port of the listener."""
     security_protocol: int  # versions 0+
+    """Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -59,6 +66,8 @@ class ControllerEndpoint(GeneratedStruct):
         security_protocol: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -92,18 +101,24 @@ class ControllerEndpoint(GeneratedStruct):
 class ControllerFeature(GeneratedStruct):
     """Feature ranges the controller supports."""
 
-    __slots__ = ("name", "min_supported_version", "max_supported_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Feature name, for example metadata.version.',
+        "min_supported_version": 'Lowest level of the feature the controller supports.',
+        "max_supported_version": 'Highest level of the feature the controller supports.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ControllerFeature"
     VALID_VERSIONS = (0, 0)
 
-    # Feature name, for example metadata.version.
     name: str  # versions 0+, map key
-    # Lowest level of the feature the controller supports.
+    """Feature name, for example metadata.version."""
     min_supported_version: int  # versions 0+
-    # Highest level of the feature the controller supports.
+    """Lowest level of the feature the controller supports."""
     max_supported_version: int  # versions 0+
+    """Highest level of the feature the controller supports."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -113,6 +128,8 @@ class ControllerFeature(GeneratedStruct):
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
@@ -143,25 +160,35 @@ class ControllerFeature(GeneratedStruct):
 class RegisterControllerRecord(GeneratedStruct):
     """Kafka's RegisterControllerRecord (metadata, apiKey 27), versions 0, flexible versions 0+."""
 
-    __slots__ = ("controller_id", "incarnation_id", "zk_migration_ready", "end_points", "features", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "controller_id": 'Node id of the controller.',
+        "incarnation_id": 'Random id of this run of the controller process.',
+        "zk_migration_ready": 'True when the controller is configured for a ZooKeeper migration.',
+        "end_points": 'Listeners through which the controller can be reached.',
+        "features": 'Feature ranges the controller supports.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RegisterControllerRecord"
     API_KEY: int | None = 27
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Node id of the controller.
     controller_id: int  # versions 0+
-    # Random id of this run of the controller process.
+    """Node id of the controller."""
     incarnation_id: UUID  # versions 0+
-    # True when the controller is configured for a ZooKeeper migration.
+    """Random id of this run of the controller process."""
     zk_migration_ready: bool  # versions 0+
-    # Listeners through which the controller can be reached.
+    """True when the controller is configured for a ZooKeeper migration."""
     end_points: KeyedList[ControllerEndpoint]  # versions 0+
-    # Feature ranges the controller supports.
+    """Listeners through which the controller can be reached."""
     features: KeyedList[ControllerFeature]  # versions 0+
+    """Feature ranges the controller supports."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -169,15 +196,17 @@ class RegisterControllerRecord(GeneratedStruct):
         controller_id: int = 0,
         incarnation_id: UUID = _ZERO_UUID,
         zk_migration_ready: bool = False,
-        end_points: list[ControllerEndpoint] | None = None,
-        features: list[ControllerFeature] | None = None,
+        end_points: list[ControllerEndpoint] = DEFAULT,
+        features: list[ControllerFeature] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.controller_id = controller_id
         self.incarnation_id = incarnation_id
         self.zk_migration_ready = zk_migration_ready
-        self.end_points = KeyedList() if end_points is None else end_points if type(end_points) is KeyedList else KeyedList(end_points)
-        self.features = KeyedList() if features is None else features if type(features) is KeyedList else KeyedList(features)
+        self.end_points = KeyedList() if end_points is DEFAULT else end_points if type(end_points) is KeyedList or end_points is None else KeyedList(end_points)
+        self.features = KeyedList() if features is DEFAULT else features if type(features) is KeyedList or features is None else KeyedList(features)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -258,7 +287,7 @@ def _write_ControllerEndpoint_v0(endpoint: ControllerEndpoint, out: bytearray) -
     try:
         field = "name"
         if endpoint.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ControllerEndpoint version 0 does not allow (never nullable)")
         name_utf8 = endpoint.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -267,7 +296,7 @@ def _write_ControllerEndpoint_v0(endpoint: ControllerEndpoint, out: bytearray) -
             _w.write_compact_string(out, endpoint.name)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which ControllerEndpoint version 0 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -335,7 +364,7 @@ def _write_ControllerFeature_v0(feature: ControllerFeature, out: bytearray) -> N
     try:
         field = "name"
         if feature.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which ControllerFeature version 0 does not allow (never nullable)")
         name_utf8 = feature.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -508,7 +537,7 @@ def _write_RegisterControllerRecord_v0(record: RegisterControllerRecord, out: by
         field = "end_points[]"
         end_points_items = record.end_points
         if end_points_items is None:
-            raise EncodeError("field end_points is null but not nullable at this version")
+                raise EncodeError("field end_points is null, which RegisterControllerRecord version 0 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
             for end_points_item in end_points_items:
@@ -520,7 +549,7 @@ def _write_RegisterControllerRecord_v0(record: RegisterControllerRecord, out: by
         field = "features[]"
         features_items = record.features
         if features_items is None:
-            raise EncodeError("field features is null but not nullable at this version")
+                raise EncodeError("field features is null, which RegisterControllerRecord version 0 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
             for features_item in features_items:

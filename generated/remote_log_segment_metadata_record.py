@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -40,18 +40,24 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicIdPartitionEntry(GeneratedStruct):
     """The partition the segment belongs to."""
 
-    __slots__ = ("name", "id", "partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partition in this entry belongs to.',
+        "id": 'Id of the topic the partition in this entry belongs to.',
+        "partition": 'Index of the partition within the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicIdPartitionEntry"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partition in this entry belongs to.
     name: str  # versions 0+
-    # Id of the topic the partition in this entry belongs to.
+    """Name of the topic the partition in this entry belongs to."""
     id: UUID  # versions 0+
-    # Index of the partition within the topic.
+    """Id of the topic the partition in this entry belongs to."""
     partition: int  # versions 0+
+    """Index of the partition within the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -61,6 +67,8 @@ class TopicIdPartitionEntry(GeneratedStruct):
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.id = id
         self.partition = partition
@@ -91,25 +99,32 @@ class TopicIdPartitionEntry(GeneratedStruct):
 class RemoteLogSegmentIdEntry(GeneratedStruct):
     """Which remote segment this is: its partition and its own id."""
 
-    __slots__ = ("topic_id_partition", "id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id_partition": 'The partition the segment belongs to.',
+        "id": 'Id given to the segment when its copy started.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemoteLogSegmentIdEntry"
     VALID_VERSIONS = (0, 0)
 
-    # The partition the segment belongs to.
     topic_id_partition: TopicIdPartitionEntry  # versions 0+
-    # Id given to the segment when its copy started.
+    """The partition the segment belongs to."""
     id: UUID  # versions 0+
+    """Id given to the segment when its copy started."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topic_id_partition: TopicIdPartitionEntry | None = None,
+        topic_id_partition: TopicIdPartitionEntry = DEFAULT,
         id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is None else topic_id_partition
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is DEFAULT else topic_id_partition
         self.id = id
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -136,16 +151,21 @@ class RemoteLogSegmentIdEntry(GeneratedStruct):
 class SegmentLeaderEpochEntry(GeneratedStruct):
     """The leader epochs whose records the segment holds, each with the offset where it starts."""
 
-    __slots__ = ("leader_epoch", "offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "leader_epoch": 'A leader epoch found in the segment.',
+        "offset": 'First offset in the segment written under that epoch.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SegmentLeaderEpochEntry"
     VALID_VERSIONS = (0, 0)
 
-    # A leader epoch found in the segment.
     leader_epoch: int  # versions 0+
-    # First offset in the segment written under that epoch.
+    """A leader epoch found in the segment."""
     offset: int  # versions 0+
+    """First offset in the segment written under that epoch."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -154,6 +174,8 @@ class SegmentLeaderEpochEntry(GeneratedStruct):
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.leader_epoch = leader_epoch
         self.offset = offset
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -182,63 +204,81 @@ class RemoteLogSegmentMetadataRecord(GeneratedStruct):
     """Kafka's RemoteLogSegmentMetadataRecord (metadata, apiKey 0), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("remote_log_segment_id", "start_offset", "end_offset", "broker_id", "max_timestamp_ms", "event_timestamp_ms", "segment_leader_epochs", "segment_size_in_bytes", "custom_metadata", "remote_log_segment_state", "txn_index_empty", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "remote_log_segment_id": 'Which remote segment this is: its partition and its own id.',
+        "start_offset": 'Offset of the first record in the segment.',
+        "end_offset": 'Offset of the last record in the segment.',
+        "broker_id": "Broker that wrote this event (the partition's leader copying the segment).",
+        "max_timestamp_ms": 'Largest record timestamp in the segment, in milliseconds; used for time-based retention.',
+        "event_timestamp_ms": 'When the broker produced this event, in milliseconds since the epoch.',
+        "segment_leader_epochs": 'The leader epochs whose records the segment holds, each with the offset where it starts.',
+        "segment_size_in_bytes": 'Size of the segment file in bytes.',
+        "custom_metadata": 'Opaque bytes the remote storage plugin asked to keep with the segment, or null.',
+        "remote_log_segment_state": 'Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3 delete finished.',
+        "txn_index_empty": 'True when the segment has no aborted transactions, so readers need not fetch its transaction index.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemoteLogSegmentMetadataRecord"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Which remote segment this is: its partition and its own id.
     remote_log_segment_id: RemoteLogSegmentIdEntry  # versions 0+
-    # Offset of the first record in the segment.
+    """Which remote segment this is: its partition and its own id."""
     start_offset: int  # versions 0+
-    # Offset of the last record in the segment.
+    """Offset of the first record in the segment."""
     end_offset: int  # versions 0+
-    # Broker that wrote this event (the partition's leader copying the segment).
+    """Offset of the last record in the segment."""
     broker_id: int  # versions 0+
-    # Largest record timestamp in the segment, in milliseconds; used for time-based retention.
+    """Broker that wrote this event (the partition's leader copying the segment)."""
     max_timestamp_ms: int  # versions 0+
-    # When the broker produced this event, in milliseconds since the epoch.
+    """Largest record timestamp in the segment, in milliseconds; used for time-based retention."""
     event_timestamp_ms: int  # versions 0+
-    # The leader epochs whose records the segment holds, each with the offset where it starts.
+    """When the broker produced this event, in milliseconds since the epoch."""
     segment_leader_epochs: list[SegmentLeaderEpochEntry]  # versions 0+
-    # Size of the segment file in bytes.
+    """The leader epochs whose records the segment holds, each with the offset where it starts."""
     segment_size_in_bytes: int  # versions 0+
-    # Opaque bytes the remote storage plugin asked to keep with the segment, or null.
+    """Size of the segment file in bytes."""
     custom_metadata: bytes | None  # versions 0+, nullable
-    # Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3 delete
-    # finished.
+    """Opaque bytes the remote storage plugin asked to keep with the segment, or null."""
     remote_log_segment_state: int  # versions 0+
-    # True when the segment has no aborted transactions, so readers need not fetch its transaction
-    # index.
+    """Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3
+    delete finished."""
     txn_index_empty: bool  # versions 0+, tag 0
+    """True when the segment has no aborted transactions, so readers need not fetch its
+    transaction index."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        remote_log_segment_id: RemoteLogSegmentIdEntry | None = None,
+        remote_log_segment_id: RemoteLogSegmentIdEntry = DEFAULT,
         start_offset: int = 0,
         end_offset: int = 0,
         broker_id: int = 0,
         max_timestamp_ms: int = 0,
         event_timestamp_ms: int = 0,
-        segment_leader_epochs: list[SegmentLeaderEpochEntry] | None = None,
+        segment_leader_epochs: list[SegmentLeaderEpochEntry] = DEFAULT,
         segment_size_in_bytes: int = 0,
         custom_metadata: bytes | None = None,
         remote_log_segment_state: int = 0,
         txn_index_empty: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.remote_log_segment_id = RemoteLogSegmentIdEntry() if remote_log_segment_id is None else remote_log_segment_id
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.remote_log_segment_id = RemoteLogSegmentIdEntry() if remote_log_segment_id is DEFAULT else remote_log_segment_id
         self.start_offset = start_offset
         self.end_offset = end_offset
         self.broker_id = broker_id
         self.max_timestamp_ms = max_timestamp_ms
         self.event_timestamp_ms = event_timestamp_ms
-        self.segment_leader_epochs = [] if segment_leader_epochs is None else segment_leader_epochs
+        self.segment_leader_epochs = [] if segment_leader_epochs is DEFAULT else segment_leader_epochs
         self.segment_size_in_bytes = segment_size_in_bytes
         self.custom_metadata = custom_metadata
         self.remote_log_segment_state = remote_log_segment_state
@@ -325,7 +365,7 @@ def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray
     try:
         field = "name"
         if entry.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicIdPartitionEntry version 0 does not allow (never nullable)")
         name_utf8 = entry.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -383,7 +423,7 @@ def _write_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry, out: bytea
     try:
         field = "topic_id_partition"
         if entry.topic_id_partition is None:
-            raise EncodeError("field topic_id_partition is null but not nullable at this version")
+            raise EncodeError("field topic_id_partition is null, which RemoteLogSegmentIdEntry version 0 does not allow (never nullable)")
         _write_TopicIdPartitionEntry_v0(entry.topic_id_partition, out)
         field = "id"
         out += _w.uuid_bytes(entry.id)
@@ -543,14 +583,14 @@ def _write_RemoteLogSegmentMetadataRecord_v0(record: RemoteLogSegmentMetadataRec
     try:
         field = "remote_log_segment_id"
         if record.remote_log_segment_id is None:
-            raise EncodeError("field remote_log_segment_id is null but not nullable at this version")
+            raise EncodeError("field remote_log_segment_id is null, which RemoteLogSegmentMetadataRecord version 0 does not allow (never nullable)")
         _write_RemoteLogSegmentIdEntry_v0(record.remote_log_segment_id, out)
         field = "start_offset, end_offset, broker_id, max_timestamp_ms, event_timestamp_ms"
         out += _pack_RemoteLogSegmentMetadataRecord_start_offset_to_event_timestamp_ms(record.start_offset, record.end_offset, record.broker_id, record.max_timestamp_ms, record.event_timestamp_ms)
         field = "segment_leader_epochs[]"
         segment_leader_epochs_items = record.segment_leader_epochs
         if segment_leader_epochs_items is None:
-            raise EncodeError("field segment_leader_epochs is null but not nullable at this version")
+                raise EncodeError("field segment_leader_epochs is null, which RemoteLogSegmentMetadataRecord version 0 does not allow (never nullable)")
         elif len(segment_leader_epochs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(segment_leader_epochs_items) + 1)
             for segment_leader_epochs_item in segment_leader_epochs_items:

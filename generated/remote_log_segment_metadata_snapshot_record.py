@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -38,16 +38,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class SegmentLeaderEpochEntry(GeneratedStruct):
     """The leader epochs whose records the segment holds, each with the offset where it starts."""
 
-    __slots__ = ("leader_epoch", "offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "leader_epoch": 'A leader epoch found in the segment.',
+        "offset": 'First offset in the segment written under that epoch.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SegmentLeaderEpochEntry"
     VALID_VERSIONS = (0, 0)
 
-    # A leader epoch found in the segment.
     leader_epoch: int  # versions 0+
-    # First offset in the segment written under that epoch.
+    """A leader epoch found in the segment."""
     offset: int  # versions 0+
+    """First offset in the segment written under that epoch."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -56,6 +61,8 @@ class SegmentLeaderEpochEntry(GeneratedStruct):
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.leader_epoch = leader_epoch
         self.offset = offset
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -84,39 +91,55 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
     """Kafka's RemoteLogSegmentMetadataSnapshotRecord (metadata, apiKey 3), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("segment_id", "start_offset", "end_offset", "broker_id", "max_timestamp_ms", "event_timestamp_ms", "segment_leader_epochs", "segment_size_in_bytes", "custom_metadata", "remote_log_segment_state", "txn_index_empty", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "segment_id": 'Id of the remote segment.',
+        "start_offset": 'Offset of the first record in the segment.',
+        "end_offset": 'Offset of the last record in the segment.',
+        "broker_id": "Broker that created or last updated the segment's metadata.",
+        "max_timestamp_ms": 'Largest record timestamp in the segment, in milliseconds.',
+        "event_timestamp_ms": 'When the latest event about the segment was produced, in milliseconds since the epoch.',
+        "segment_leader_epochs": 'The leader epochs whose records the segment holds, each with the offset where it starts.',
+        "segment_size_in_bytes": 'Size of the segment file in bytes.',
+        "custom_metadata": 'Opaque bytes the remote storage plugin asked to keep with the segment, or null.',
+        "remote_log_segment_state": 'Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3 delete finished.',
+        "txn_index_empty": 'True when the segment has no aborted transactions, so readers need not fetch its transaction index.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemoteLogSegmentMetadataSnapshotRecord"
     API_KEY: int | None = 3
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the remote segment.
     segment_id: UUID  # versions 0+
-    # Offset of the first record in the segment.
+    """Id of the remote segment."""
     start_offset: int  # versions 0+
-    # Offset of the last record in the segment.
+    """Offset of the first record in the segment."""
     end_offset: int  # versions 0+
-    # Broker that created or last updated the segment's metadata.
+    """Offset of the last record in the segment."""
     broker_id: int  # versions 0+
-    # Largest record timestamp in the segment, in milliseconds.
+    """Broker that created or last updated the segment's metadata."""
     max_timestamp_ms: int  # versions 0+
-    # When the latest event about the segment was produced, in milliseconds since the epoch.
+    """Largest record timestamp in the segment, in milliseconds."""
     event_timestamp_ms: int  # versions 0+
-    # The leader epochs whose records the segment holds, each with the offset where it starts.
+    """When the latest event about the segment was produced, in milliseconds since the epoch."""
     segment_leader_epochs: list[SegmentLeaderEpochEntry]  # versions 0+
-    # Size of the segment file in bytes.
+    """The leader epochs whose records the segment holds, each with the offset where it starts."""
     segment_size_in_bytes: int  # versions 0+
-    # Opaque bytes the remote storage plugin asked to keep with the segment, or null.
+    """Size of the segment file in bytes."""
     custom_metadata: bytes | None  # versions 0+, nullable
-    # Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3 delete
-    # finished.
+    """Opaque bytes the remote storage plugin asked to keep with the segment, or null."""
     remote_log_segment_state: int  # versions 0+
-    # True when the segment has no aborted transactions, so readers need not fetch its transaction
-    # index.
+    """Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3
+    delete finished."""
     txn_index_empty: bool  # versions 0+, tag 0
+    """True when the segment has no aborted transactions, so readers need not fetch its
+    transaction index."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -127,20 +150,22 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
         broker_id: int = 0,
         max_timestamp_ms: int = 0,
         event_timestamp_ms: int = 0,
-        segment_leader_epochs: list[SegmentLeaderEpochEntry] | None = None,
+        segment_leader_epochs: list[SegmentLeaderEpochEntry] = DEFAULT,
         segment_size_in_bytes: int = 0,
         custom_metadata: bytes | None = None,
         remote_log_segment_state: int = 0,
         txn_index_empty: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.segment_id = segment_id
         self.start_offset = start_offset
         self.end_offset = end_offset
         self.broker_id = broker_id
         self.max_timestamp_ms = max_timestamp_ms
         self.event_timestamp_ms = event_timestamp_ms
-        self.segment_leader_epochs = [] if segment_leader_epochs is None else segment_leader_epochs
+        self.segment_leader_epochs = [] if segment_leader_epochs is DEFAULT else segment_leader_epochs
         self.segment_size_in_bytes = segment_size_in_bytes
         self.custom_metadata = custom_metadata
         self.remote_log_segment_state = remote_log_segment_state
@@ -327,7 +352,7 @@ def _write_RemoteLogSegmentMetadataSnapshotRecord_v0(record: RemoteLogSegmentMet
         field = "segment_leader_epochs[]"
         segment_leader_epochs_items = record.segment_leader_epochs
         if segment_leader_epochs_items is None:
-            raise EncodeError("field segment_leader_epochs is null but not nullable at this version")
+                raise EncodeError("field segment_leader_epochs is null, which RemoteLogSegmentMetadataSnapshotRecord version 0 does not allow (never nullable)")
         elif len(segment_leader_epochs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(segment_leader_epochs_items) + 1)
             for segment_leader_epochs_item in segment_leader_epochs_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,18 +33,24 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicIdPartitionEntry(GeneratedStruct):
     """The partition the segment belongs to."""
 
-    __slots__ = ("name", "id", "partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partition in this entry belongs to.',
+        "id": 'Id of the topic the partition in this entry belongs to.',
+        "partition": 'Index of the partition within the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicIdPartitionEntry"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partition in this entry belongs to.
     name: str  # versions 0+
-    # Id of the topic the partition in this entry belongs to.
+    """Name of the topic the partition in this entry belongs to."""
     id: UUID  # versions 0+
-    # Index of the partition within the topic.
+    """Id of the topic the partition in this entry belongs to."""
     partition: int  # versions 0+
+    """Index of the partition within the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -54,6 +60,8 @@ class TopicIdPartitionEntry(GeneratedStruct):
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.id = id
         self.partition = partition
@@ -84,25 +92,32 @@ class TopicIdPartitionEntry(GeneratedStruct):
 class RemoteLogSegmentIdEntry(GeneratedStruct):
     """Which remote segment changes state."""
 
-    __slots__ = ("topic_id_partition", "id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id_partition": 'The partition the segment belongs to.',
+        "id": 'Id of the segment, as its first metadata record gave it.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemoteLogSegmentIdEntry"
     VALID_VERSIONS = (0, 0)
 
-    # The partition the segment belongs to.
     topic_id_partition: TopicIdPartitionEntry  # versions 0+
-    # Id of the segment, as its first metadata record gave it.
+    """The partition the segment belongs to."""
     id: UUID  # versions 0+
+    """Id of the segment, as its first metadata record gave it."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topic_id_partition: TopicIdPartitionEntry | None = None,
+        topic_id_partition: TopicIdPartitionEntry = DEFAULT,
         id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is None else topic_id_partition
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is DEFAULT else topic_id_partition
         self.id = id
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -130,37 +145,49 @@ class RemoteLogSegmentMetadataUpdateRecord(GeneratedStruct):
     """Kafka's RemoteLogSegmentMetadataUpdateRecord (metadata, apiKey 1), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("remote_log_segment_id", "broker_id", "event_timestamp_ms", "custom_metadata", "remote_log_segment_state", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "remote_log_segment_id": 'Which remote segment changes state.',
+        "broker_id": 'Broker that wrote this event.',
+        "event_timestamp_ms": 'When the broker produced this event, in milliseconds since the epoch.',
+        "custom_metadata": 'Opaque bytes the remote storage plugin returned for the segment, or null.',
+        "remote_log_segment_state": 'The state the segment enters: 1 copy finished, 2 delete started, 3 delete finished.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemoteLogSegmentMetadataUpdateRecord"
     API_KEY: int | None = 1
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Which remote segment changes state.
     remote_log_segment_id: RemoteLogSegmentIdEntry  # versions 0+
-    # Broker that wrote this event.
+    """Which remote segment changes state."""
     broker_id: int  # versions 0+
-    # When the broker produced this event, in milliseconds since the epoch.
+    """Broker that wrote this event."""
     event_timestamp_ms: int  # versions 0+
-    # Opaque bytes the remote storage plugin returned for the segment, or null.
+    """When the broker produced this event, in milliseconds since the epoch."""
     custom_metadata: bytes | None  # versions 0+, nullable
-    # The state the segment enters: 1 copy finished, 2 delete started, 3 delete finished.
+    """Opaque bytes the remote storage plugin returned for the segment, or null."""
     remote_log_segment_state: int  # versions 0+
+    """The state the segment enters: 1 copy finished, 2 delete started, 3 delete finished."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        remote_log_segment_id: RemoteLogSegmentIdEntry | None = None,
+        remote_log_segment_id: RemoteLogSegmentIdEntry = DEFAULT,
         broker_id: int = 0,
         event_timestamp_ms: int = 0,
         custom_metadata: bytes | None = None,
         remote_log_segment_state: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.remote_log_segment_id = RemoteLogSegmentIdEntry() if remote_log_segment_id is None else remote_log_segment_id
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.remote_log_segment_id = RemoteLogSegmentIdEntry() if remote_log_segment_id is DEFAULT else remote_log_segment_id
         self.broker_id = broker_id
         self.event_timestamp_ms = event_timestamp_ms
         self.custom_metadata = custom_metadata
@@ -235,7 +262,7 @@ def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray
     try:
         field = "name"
         if entry.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicIdPartitionEntry version 0 does not allow (never nullable)")
         name_utf8 = entry.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -293,7 +320,7 @@ def _write_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry, out: bytea
     try:
         field = "topic_id_partition"
         if entry.topic_id_partition is None:
-            raise EncodeError("field topic_id_partition is null but not nullable at this version")
+            raise EncodeError("field topic_id_partition is null, which RemoteLogSegmentIdEntry version 0 does not allow (never nullable)")
         _write_TopicIdPartitionEntry_v0(entry.topic_id_partition, out)
         field = "id"
         out += _w.uuid_bytes(entry.id)
@@ -350,7 +377,7 @@ def _write_RemoteLogSegmentMetadataUpdateRecord_v0(record: RemoteLogSegmentMetad
     try:
         field = "remote_log_segment_id"
         if record.remote_log_segment_id is None:
-            raise EncodeError("field remote_log_segment_id is null but not nullable at this version")
+            raise EncodeError("field remote_log_segment_id is null, which RemoteLogSegmentMetadataUpdateRecord version 0 does not allow (never nullable)")
         _write_RemoteLogSegmentIdEntry_v0(record.remote_log_segment_id, out)
         field = "broker_id, event_timestamp_ms"
         out += _pack_RemoteLogSegmentMetadataUpdateRecord_broker_id_event_timestamp_ms(record.broker_id, record.event_timestamp_ms)

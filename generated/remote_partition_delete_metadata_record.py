@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,18 +31,24 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicIdPartitionEntry(GeneratedStruct):
     """The partition whose remote data is being deleted."""
 
-    __slots__ = ("name", "id", "partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partition in this entry belongs to.',
+        "id": 'Id of the topic the partition in this entry belongs to.',
+        "partition": 'Index of the partition within the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicIdPartitionEntry"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partition in this entry belongs to.
     name: str  # versions 0+
-    # Id of the topic the partition in this entry belongs to.
+    """Name of the topic the partition in this entry belongs to."""
     id: UUID  # versions 0+
-    # Index of the partition within the topic.
+    """Id of the topic the partition in this entry belongs to."""
     partition: int  # versions 0+
+    """Index of the partition within the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -52,6 +58,8 @@ class TopicIdPartitionEntry(GeneratedStruct):
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.id = id
         self.partition = partition
@@ -83,35 +91,46 @@ class RemotePartitionDeleteMetadataRecord(GeneratedStruct):
     """Kafka's RemotePartitionDeleteMetadataRecord (metadata, apiKey 2), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("topic_id_partition", "broker_id", "event_timestamp_ms", "remote_partition_delete_state", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id_partition": 'The partition whose remote data is being deleted.',
+        "broker_id": "Broker that wrote this event: the controller marks the deletion, the metadata partition's leader starts and finishes it.",
+        "event_timestamp_ms": 'When the event was produced, in milliseconds since the epoch.',
+        "remote_partition_delete_state": 'Deletion state: 0 marked, 1 started, 2 finished.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemotePartitionDeleteMetadataRecord"
     API_KEY: int | None = 2
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # The partition whose remote data is being deleted.
     topic_id_partition: TopicIdPartitionEntry  # versions 0+
-    # Broker that wrote this event: the controller marks the deletion, the metadata partition's
-    # leader starts and finishes it.
+    """The partition whose remote data is being deleted."""
     broker_id: int  # versions 0+
-    # When the event was produced, in milliseconds since the epoch.
+    """Broker that wrote this event: the controller marks the deletion, the metadata partition's
+    leader starts and finishes it."""
     event_timestamp_ms: int  # versions 0+
-    # Deletion state: 0 marked, 1 started, 2 finished.
+    """When the event was produced, in milliseconds since the epoch."""
     remote_partition_delete_state: int  # versions 0+
+    """Deletion state: 0 marked, 1 started, 2 finished."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topic_id_partition: TopicIdPartitionEntry | None = None,
+        topic_id_partition: TopicIdPartitionEntry = DEFAULT,
         broker_id: int = 0,
         event_timestamp_ms: int = 0,
         remote_partition_delete_state: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is None else topic_id_partition
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is DEFAULT else topic_id_partition
         self.broker_id = broker_id
         self.event_timestamp_ms = event_timestamp_ms
         self.remote_partition_delete_state = remote_partition_delete_state
@@ -183,7 +202,7 @@ def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray
     try:
         field = "name"
         if entry.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicIdPartitionEntry version 0 does not allow (never nullable)")
         name_utf8 = entry.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -242,7 +261,7 @@ def _write_RemotePartitionDeleteMetadataRecord_v0(record: RemotePartitionDeleteM
     try:
         field = "topic_id_partition"
         if record.topic_id_partition is None:
-            raise EncodeError("field topic_id_partition is null but not nullable at this version")
+            raise EncodeError("field topic_id_partition is null, which RemotePartitionDeleteMetadataRecord version 0 does not allow (never nullable)")
         _write_TopicIdPartitionEntry_v0(record.topic_id_partition, out)
         field = "broker_id, event_timestamp_ms, remote_partition_delete_state"
         out += _pack_RemotePartitionDeleteMetadataRecord_broker_id_to_remote_partition_delete_state(record.broker_id, record.event_timestamp_ms, record.remote_partition_delete_state)

@@ -15,23 +15,29 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class RemoveDelegationTokenRecord(GeneratedStruct):
     """Kafka's RemoveDelegationTokenRecord (metadata, apiKey 26), versions 0, flexible versions 0+."""
 
-    __slots__ = ("token_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "token_id": 'Identifier of the token being removed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemoveDelegationTokenRecord"
     API_KEY: int | None = 26
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Identifier of the token being removed.
     token_id: str  # versions 0+
+    """Identifier of the token being removed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -39,6 +45,8 @@ class RemoveDelegationTokenRecord(GeneratedStruct):
         token_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.token_id = token_id
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -97,7 +105,7 @@ def _write_RemoveDelegationTokenRecord_v0(record: RemoveDelegationTokenRecord, o
     try:
         field = "token_id"
         if record.token_id is None:
-            raise EncodeError("field token_id is null but not nullable at this version")
+            raise EncodeError("field token_id is null, which RemoveDelegationTokenRecord version 0 does not allow (never nullable)")
         token_id_utf8 = record.token_id.encode()
         if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(token_id_utf8) + 1)

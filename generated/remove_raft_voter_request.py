@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,21 +29,30 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class RemoveRaftVoterRequest(GeneratedStruct):
     """Kafka's RemoveRaftVoterRequest (request, apiKey 81), versions 0, flexible versions 0+."""
 
-    __slots__ = ("cluster_id", "voter_id", "voter_directory_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "cluster_id": 'Cluster id the sender expects, or null to skip the check.',
+        "voter_id": 'Replica id of the voter to take out of the quorum.',
+        "voter_directory_id": 'Log directory id of that voter, telling apart two incarnations with the same id.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemoveRaftVoterRequest"
     API_KEY: int | None = 81
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Cluster id the sender expects, or null to skip the check.
     cluster_id: str | None  # versions 0+, nullable
-    # Replica id of the voter to take out of the quorum.
+    """Cluster id the sender expects, or null to skip the check."""
     voter_id: int  # versions 0+
-    # Log directory id of that voter, telling apart two incarnations with the same id.
+    """Replica id of the voter to take out of the quorum."""
     voter_directory_id: UUID  # versions 0+
+    """Log directory id of that voter, telling apart two incarnations with the same id."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +62,8 @@ class RemoveRaftVoterRequest(GeneratedStruct):
         voter_directory_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.cluster_id = cluster_id
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,19 +27,26 @@ class RemoveUserScramCredentialRecord(GeneratedStruct):
     """Kafka's RemoveUserScramCredentialRecord (metadata, apiKey 22), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("name", "mechanism", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the user whose credential was deleted.',
+        "mechanism": 'SCRAM mechanism of the deleted credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RemoveUserScramCredentialRecord"
     API_KEY: int | None = 22
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Name of the user whose credential was deleted.
     name: str  # versions 0+
-    # SCRAM mechanism of the deleted credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
+    """Name of the user whose credential was deleted."""
     mechanism: int  # versions 0+
+    """SCRAM mechanism of the deleted credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +55,8 @@ class RemoveUserScramCredentialRecord(GeneratedStruct):
         mechanism: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.mechanism = mechanism
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -112,7 +121,7 @@ def _write_RemoveUserScramCredentialRecord_v0(record: RemoveUserScramCredentialR
     try:
         field = "name"
         if record.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which RemoveUserScramCredentialRecord version 0 does not allow (never nullable)")
         name_utf8 = record.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)

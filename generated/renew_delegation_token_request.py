@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,20 +27,28 @@ class RenewDelegationTokenRequest(GeneratedStruct):
     """Kafka's RenewDelegationTokenRequest (request, apiKey 39), versions 1-2, flexible versions
     2+."""
 
-    __slots__ = ("hmac", "renew_period_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "hmac": 'HMAC that identifies the delegation token to extend.',
+        "renew_period_ms": 'How long to extend the token by, in milliseconds from the time of renewal (never past its maximum lifetime).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RenewDelegationTokenRequest"
     API_KEY: int | None = 39
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # HMAC that identifies the delegation token to extend.
     hmac: bytes  # versions 0+
-    # How long to extend the token by, in milliseconds from the time of renewal (never past its
-    # maximum lifetime).
+    """HMAC that identifies the delegation token to extend."""
     renew_period_ms: int  # versions 0+
+    """How long to extend the token by, in milliseconds from the time of renewal (never past its
+    maximum lifetime)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +57,8 @@ class RenewDelegationTokenRequest(GeneratedStruct):
         renew_period_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.hmac = hmac
         self.renew_period_ms = renew_period_ms
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -99,7 +109,7 @@ def _write_RenewDelegationTokenRequest_v1(request: RenewDelegationTokenRequest, 
     try:
         field = "hmac"
         if request.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which RenewDelegationTokenRequest version 1 does not allow (never nullable)")
         _w.write_bytes(out, request.hmac)
         field = "renew_period_ms"
         out += _pack_RenewDelegationTokenRequest_renew_period_ms(request.renew_period_ms)
@@ -141,7 +151,7 @@ def _write_RenewDelegationTokenRequest_v2(request: RenewDelegationTokenRequest, 
     try:
         field = "hmac"
         if request.hmac is None:
-            raise EncodeError("field hmac is null but not nullable at this version")
+            raise EncodeError("field hmac is null, which RenewDelegationTokenRequest version 2 does not allow (never nullable)")
         _w.write_compact_bytes(out, request.hmac)
         field = "renew_period_ms"
         out += _pack_RenewDelegationTokenRequest_renew_period_ms(request.renew_period_ms)

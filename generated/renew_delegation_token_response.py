@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,22 +27,30 @@ class RenewDelegationTokenResponse(GeneratedStruct):
     """Kafka's RenewDelegationTokenResponse (response, apiKey 39), versions 1-2, flexible versions
     2+."""
 
-    __slots__ = ("error_code", "expiry_timestamp_ms", "throttle_time_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome, 0 when the token was extended; for example DELEGATION_TOKEN_EXPIRED or DELEGATION_TOKEN_OWNER_MISMATCH.',
+        "expiry_timestamp_ms": 'New expiry time of the token, in milliseconds since the epoch.',
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RenewDelegationTokenResponse"
     API_KEY: int | None = 39
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Outcome, 0 when the token was extended; for example DELEGATION_TOKEN_EXPIRED or
-    # DELEGATION_TOKEN_OWNER_MISMATCH.
     error_code: int  # versions 0+
-    # New expiry time of the token, in milliseconds since the epoch.
+    """Outcome, 0 when the token was extended; for example DELEGATION_TOKEN_EXPIRED or
+    DELEGATION_TOKEN_OWNER_MISMATCH."""
     expiry_timestamp_ms: int  # versions 0+
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
+    """New expiry time of the token, in milliseconds since the epoch."""
     throttle_time_ms: int  # versions 0+
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -52,6 +60,8 @@ class RenewDelegationTokenResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.expiry_timestamp_ms = expiry_timestamp_ms
         self.throttle_time_ms = throttle_time_ms

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,24 +26,33 @@ _pack_RequestHeader_request_api_key_to_correlation_id = struct.Struct(">hhi").pa
 class RequestHeader(GeneratedStruct):
     """Kafka's RequestHeader (header), versions 1-2, flexible versions 2+."""
 
-    __slots__ = ("request_api_key", "request_api_version", "correlation_id", "client_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "request_api_key": 'Numeric key of the API the body belongs to (0 Produce, 1 Fetch, ...).',
+        "request_api_version": 'Version of that API the body is written in.',
+        "correlation_id": 'Number the client picks for the request; the response carries it back so the two can be matched.',
+        "client_id": "The client's client.id, used in broker logs, metrics and quotas; null when not set.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "RequestHeader"
     API_KEY: int | None = None
     MESSAGE_TYPE = "header"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Numeric key of the API the body belongs to (0 Produce, 1 Fetch, ...).
     request_api_key: int  # versions 0+
-    # Version of that API the body is written in.
+    """Numeric key of the API the body belongs to (0 Produce, 1 Fetch, ...)."""
     request_api_version: int  # versions 0+
-    # Number the client picks for the request; the response carries it back so the two can be
-    # matched.
+    """Version of that API the body is written in."""
     correlation_id: int  # versions 0+
-    # The client's client.id, used in broker logs, metrics and quotas; null when not set.
+    """Number the client picks for the request; the response carries it back so the two can be
+    matched."""
     client_id: str | None  # versions 1+, nullable
+    """The client's client.id, used in broker logs, metrics and quotas; null when not set."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -54,6 +63,8 @@ class RequestHeader(GeneratedStruct):
         client_id: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.request_api_key = request_api_key
         self.request_api_version = request_api_version
         self.correlation_id = correlation_id

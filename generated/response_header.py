@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,17 +26,23 @@ _pack_ResponseHeader_correlation_id = struct.Struct(">i").pack
 class ResponseHeader(GeneratedStruct):
     """Kafka's ResponseHeader (header), versions 0-1, flexible versions 1+."""
 
-    __slots__ = ("correlation_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "correlation_id": 'Correlation id of the request this response answers, copied from its header.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ResponseHeader"
     API_KEY: int | None = None
     MESSAGE_TYPE = "header"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Correlation id of the request this response answers, copied from its header.
     correlation_id: int  # versions 0+
+    """Correlation id of the request this response answers, copied from its header."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -44,6 +50,8 @@ class ResponseHeader(GeneratedStruct):
         correlation_id: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.correlation_id = correlation_id
         self.unknown_tagged_fields = unknown_tagged_fields
 

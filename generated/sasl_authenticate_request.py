@@ -15,23 +15,30 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class SaslAuthenticateRequest(GeneratedStruct):
     """Kafka's SaslAuthenticateRequest (request, apiKey 36), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("auth_bytes", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "auth_bytes": "Opaque SASL token the client sends in this round of the chosen mechanism's exchange.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SaslAuthenticateRequest"
     API_KEY: int | None = 36
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Opaque SASL token the client sends in this round of the chosen mechanism's exchange.
     auth_bytes: bytes  # versions 0+
+    """Opaque SASL token the client sends in this round of the chosen mechanism's exchange."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -39,6 +46,8 @@ class SaslAuthenticateRequest(GeneratedStruct):
         auth_bytes: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.auth_bytes = auth_bytes
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -83,7 +92,7 @@ def _write_SaslAuthenticateRequest_v0_1(request: SaslAuthenticateRequest, out: b
     try:
         field = "auth_bytes"
         if request.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null but not nullable at this version")
+            raise EncodeError("field auth_bytes is null, which SaslAuthenticateRequest versions 0-1 do not allow (never nullable)")
         _w.write_bytes(out, request.auth_bytes)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -120,7 +129,7 @@ def _write_SaslAuthenticateRequest_v2(request: SaslAuthenticateRequest, out: byt
     try:
         field = "auth_bytes"
         if request.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null but not nullable at this version")
+            raise EncodeError("field auth_bytes is null, which SaslAuthenticateRequest version 2 does not allow (never nullable)")
         _w.write_compact_bytes(out, request.auth_bytes)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,25 +28,34 @@ _pack_SaslAuthenticateResponse_session_lifetime_ms = struct.Struct(">q").pack
 class SaslAuthenticateResponse(GeneratedStruct):
     """Kafka's SaslAuthenticateResponse (response, apiKey 36), versions 0-2, flexible versions 2+."""
 
-    __slots__ = ("error_code", "error_message", "auth_bytes", "session_lifetime_ms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome of this round, 0 when it succeeded; SASL_AUTHENTICATION_FAILED when the credentials were refused.',
+        "error_message": 'Text describing a failed round for people, or null.',
+        "auth_bytes": "Opaque SASL token the server answers with in this round of the mechanism's exchange.",
+        "session_lifetime_ms": 'How long the authenticated session lasts, in milliseconds; after that the client must re-authenticate on the same connection. 0 means no limit.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SaslAuthenticateResponse"
     API_KEY: int | None = 36
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Outcome of this round, 0 when it succeeded; SASL_AUTHENTICATION_FAILED when the credentials
-    # were refused.
     error_code: int  # versions 0+
-    # Text describing a failed round for people, or null.
+    """Outcome of this round, 0 when it succeeded; SASL_AUTHENTICATION_FAILED when the
+    credentials were refused."""
     error_message: str | None  # versions 0+, nullable
-    # Opaque SASL token the server answers with in this round of the mechanism's exchange.
+    """Text describing a failed round for people, or null."""
     auth_bytes: bytes  # versions 0+
-    # How long the authenticated session lasts, in milliseconds; after that the client must re-
-    # authenticate on the same connection. 0 means no limit.
+    """Opaque SASL token the server answers with in this round of the mechanism's exchange."""
     session_lifetime_ms: int  # versions 1+, ignorable
+    """How long the authenticated session lasts, in milliseconds; after that the client must re-
+    authenticate on the same connection. 0 means no limit."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -57,6 +66,8 @@ class SaslAuthenticateResponse(GeneratedStruct):
         session_lifetime_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
         self.auth_bytes = auth_bytes
@@ -120,7 +131,7 @@ def _write_SaslAuthenticateResponse_v0(response: SaslAuthenticateResponse, out: 
         _w.write_string(out, response.error_message)
         field = "auth_bytes"
         if response.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null but not nullable at this version")
+            raise EncodeError("field auth_bytes is null, which SaslAuthenticateResponse version 0 does not allow (never nullable)")
         _w.write_bytes(out, response.auth_bytes)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -167,7 +178,7 @@ def _write_SaslAuthenticateResponse_v1(response: SaslAuthenticateResponse, out: 
         _w.write_string(out, response.error_message)
         field = "auth_bytes"
         if response.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null but not nullable at this version")
+            raise EncodeError("field auth_bytes is null, which SaslAuthenticateResponse version 1 does not allow (never nullable)")
         _w.write_bytes(out, response.auth_bytes)
         field = "session_lifetime_ms"
         out += _pack_SaslAuthenticateResponse_session_lifetime_ms(response.session_lifetime_ms)
@@ -233,7 +244,7 @@ def _write_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse, out: 
         _w.write_compact_string(out, response.error_message)
         field = "auth_bytes"
         if response.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null but not nullable at this version")
+            raise EncodeError("field auth_bytes is null, which SaslAuthenticateResponse version 2 does not allow (never nullable)")
         _w.write_compact_bytes(out, response.auth_bytes)
         field = "session_lifetime_ms"
         out += _pack_SaslAuthenticateResponse_session_lifetime_ms(response.session_lifetime_ms)

@@ -15,24 +15,31 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class SaslHandshakeRequest(GeneratedStruct):
     """Kafka's SaslHandshakeRequest (request, apiKey 17), versions 0-1, flexible versions none."""
 
-    __slots__ = ("mechanism", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "mechanism": 'Name of the SASL mechanism the client wants, for example PLAIN, SCRAM-SHA-256, GSSAPI or OAUTHBEARER.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SaslHandshakeRequest"
     API_KEY: int | None = 17
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Name of the SASL mechanism the client wants, for example PLAIN, SCRAM-SHA-256, GSSAPI or
-    # OAUTHBEARER.
     mechanism: str  # versions 0+
+    """Name of the SASL mechanism the client wants, for example PLAIN, SCRAM-SHA-256, GSSAPI or
+    OAUTHBEARER."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -40,6 +47,8 @@ class SaslHandshakeRequest(GeneratedStruct):
         mechanism: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.mechanism = mechanism
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -84,7 +93,7 @@ def _write_SaslHandshakeRequest_v0_1(request: SaslHandshakeRequest, out: bytearr
     try:
         field = "mechanism"
         if request.mechanism is None:
-            raise EncodeError("field mechanism is null but not nullable at this version")
+            raise EncodeError("field mechanism is null, which SaslHandshakeRequest versions 0-1 do not allow (never nullable)")
         _w.write_string(out, request.mechanism)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,30 +26,39 @@ _pack_SaslHandshakeResponse_error_code = struct.Struct(">h").pack
 class SaslHandshakeResponse(GeneratedStruct):
     """Kafka's SaslHandshakeResponse (response, apiKey 17), versions 0-1, flexible versions none."""
 
-    __slots__ = ("error_code", "mechanisms", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome, 0 when the mechanism is enabled; UNSUPPORTED_SASL_MECHANISM otherwise, or ILLEGAL_SASL_STATE out of sequence.',
+        "mechanisms": 'Names of the SASL mechanisms enabled on the listener.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SaslHandshakeResponse"
     API_KEY: int | None = 17
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Outcome, 0 when the mechanism is enabled; UNSUPPORTED_SASL_MECHANISM otherwise, or
-    # ILLEGAL_SASL_STATE out of sequence.
     error_code: int  # versions 0+
-    # Names of the SASL mechanisms enabled on the listener.
+    """Outcome, 0 when the mechanism is enabled; UNSUPPORTED_SASL_MECHANISM otherwise, or
+    ILLEGAL_SASL_STATE out of sequence."""
     mechanisms: list[str]  # versions 0+
+    """Names of the SASL mechanisms enabled on the listener."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
-        mechanisms: list[str] | None = None,
+        mechanisms: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
-        self.mechanisms = [] if mechanisms is None else mechanisms
+        self.mechanisms = [] if mechanisms is DEFAULT else mechanisms
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -112,7 +121,7 @@ def _write_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse, out: byte
         field = "mechanisms"
         mechanisms_items = response.mechanisms
         if mechanisms_items is None:
-            raise EncodeError("field mechanisms is null but not nullable at this version")
+                raise EncodeError("field mechanisms is null, which SaslHandshakeResponse versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(mechanisms_items), False)
             for mechanisms_item in mechanisms_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -37,31 +37,39 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class AcknowledgementBatch(GeneratedStruct):
     """Ranges of records to acknowledge in this partition."""
 
-    __slots__ = ("first_offset", "last_offset", "acknowledge_types", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "first_offset": 'First offset of the range.',
+        "last_offset": 'Last offset of the range, included.',
+        "acknowledge_types": 'Outcome per record of the range, or one for the whole range: 0 gap, 1 accept, 2 release, 3 reject, 4 renew.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AcknowledgementBatch"
     VALID_VERSIONS = (1, 2)
 
-    # First offset of the range.
     first_offset: int  # versions 0+
-    # Last offset of the range, included.
+    """First offset of the range."""
     last_offset: int  # versions 0+
-    # Outcome per record of the range, or one for the whole range: 0 gap, 1 accept, 2 release, 3
-    # reject, 4 renew.
+    """Last offset of the range, included."""
     acknowledge_types: list[int]  # versions 0+
+    """Outcome per record of the range, or one for the whole range: 0 gap, 1 accept, 2 release, 3
+    reject, 4 renew."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         first_offset: int = 0,
         last_offset: int = 0,
-        acknowledge_types: list[int] | None = None,
+        acknowledge_types: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
-        self.acknowledge_types = [] if acknowledge_types is None else acknowledge_types
+        self.acknowledge_types = [] if acknowledge_types is DEFAULT else acknowledge_types
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -89,26 +97,33 @@ class AcknowledgementBatch(GeneratedStruct):
 class AcknowledgePartition(GeneratedStruct):
     """Partitions of this topic with records to acknowledge."""
 
-    __slots__ = ("partition_index", "acknowledgement_batches", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within its topic.',
+        "acknowledgement_batches": 'Ranges of records to acknowledge in this partition.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AcknowledgePartition"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition within its topic.
     partition_index: int  # versions 0+, map key
-    # Ranges of records to acknowledge in this partition.
+    """Index of the partition within its topic."""
     acknowledgement_batches: list[AcknowledgementBatch]  # versions 0+
+    """Ranges of records to acknowledge in this partition."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         partition_index: int = 0,
-        acknowledgement_batches: list[AcknowledgementBatch] | None = None,
+        acknowledgement_batches: list[AcknowledgementBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
-        self.acknowledgement_batches = [] if acknowledgement_batches is None else acknowledgement_batches
+        self.acknowledgement_batches = [] if acknowledgement_batches is DEFAULT else acknowledgement_batches
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -134,26 +149,33 @@ class AcknowledgePartition(GeneratedStruct):
 class AcknowledgeTopic(GeneratedStruct):
     """Topics with records to acknowledge."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of this topic with records to acknowledge.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AcknowledgeTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+, map key
-    # Partitions of this topic with records to acknowledge.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: KeyedList[AcknowledgePartition]  # versions 0+
+    """Partitions of this topic with records to acknowledge."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[AcknowledgePartition] | None = None,
+        partitions: list[AcknowledgePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = KeyedList() if partitions is None else partitions if type(partitions) is KeyedList else KeyedList(partitions)
+        self.partitions = KeyedList() if partitions is DEFAULT else partitions if type(partitions) is KeyedList or partitions is None else KeyedList(partitions)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -179,26 +201,37 @@ class AcknowledgeTopic(GeneratedStruct):
 class ShareAcknowledgeRequest(GeneratedStruct):
     """Kafka's ShareAcknowledgeRequest (request, apiKey 79), versions 1-2, flexible versions 0+."""
 
-    __slots__ = ("group_id", "member_id", "share_session_epoch", "is_renew_ack", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group the member belongs to.',
+        "member_id": 'Member id of the consumer in that group.',
+        "share_session_epoch": 'Position in the share session: 0 opens a session, -1 closes it, other values count up request by request.',
+        "is_renew_ack": 'True when the acknowledgement batches include Renew acknowledgements.',
+        "topics": 'Topics with records to acknowledge.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareAcknowledgeRequest"
     API_KEY: int | None = 79
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the share group the member belongs to.
     group_id: str | None  # versions 0+, nullable
-    # Member id of the consumer in that group.
+    """Id of the share group the member belongs to."""
     member_id: str | None  # versions 0+, nullable
-    # Position in the share session: 0 opens a session, -1 closes it, other values count up request
-    # by request.
+    """Member id of the consumer in that group."""
     share_session_epoch: int  # versions 0+
-    # True when the acknowledgement batches include Renew acknowledgements.
+    """Position in the share session: 0 opens a session, -1 closes it, other values count up
+    request by request."""
     is_renew_ack: bool  # versions 2+
-    # Topics with records to acknowledge.
+    """True when the acknowledgement batches include Renew acknowledgements."""
     topics: KeyedList[AcknowledgeTopic]  # versions 0+
+    """Topics with records to acknowledge."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -207,14 +240,16 @@ class ShareAcknowledgeRequest(GeneratedStruct):
         member_id: str | None = '',
         share_session_epoch: int = 0,
         is_renew_ack: bool = False,
-        topics: list[AcknowledgeTopic] | None = None,
+        topics: list[AcknowledgeTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.member_id = member_id
         self.share_session_epoch = share_session_epoch
         self.is_renew_ack = is_renew_ack
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -289,7 +324,7 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
         field = "acknowledge_types"
         acknowledge_types_items = batch.acknowledge_types
         if acknowledge_types_items is None:
-            raise EncodeError("field acknowledge_types is null but not nullable at this version")
+                raise EncodeError("field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
         elif len(acknowledge_types_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(acknowledge_types_items) + 1)
             out += _pack_int8s[len(acknowledge_types_items)](*acknowledge_types_items)
@@ -400,7 +435,7 @@ def _write_AcknowledgePartition_v1_2(partition: AcknowledgePartition, out: bytea
         field = "acknowledgement_batches[]"
         acknowledgement_batches_items = partition.acknowledgement_batches
         if acknowledgement_batches_items is None:
-            raise EncodeError("field acknowledgement_batches is null but not nullable at this version")
+                raise EncodeError("field acknowledgement_batches is null, which AcknowledgePartition versions 1-2 do not allow (never nullable)")
         elif len(acknowledgement_batches_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(acknowledgement_batches_items) + 1)
             for acknowledgement_batches_item in acknowledgement_batches_items:
@@ -548,7 +583,7 @@ def _write_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic, out: bytearray) -> Non
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which AcknowledgeTopic versions 1-2 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -769,7 +804,7 @@ def _write_ShareAcknowledgeRequest_v1(request: ShareAcknowledgeRequest, out: byt
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ShareAcknowledgeRequest version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -988,7 +1023,7 @@ def _write_ShareAcknowledgeRequest_v2(request: ShareAcknowledgeRequest, out: byt
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ShareAcknowledgeRequest version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

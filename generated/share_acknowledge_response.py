@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -39,16 +39,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class LeaderIdAndEpoch(GeneratedStruct):
     """Leader of the partition as the broker knows it, for a client that asked the wrong broker."""
 
-    __slots__ = ("leader_id", "leader_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "leader_id": 'Broker id of the leader, or -1 when unknown.',
+        "leader_epoch": 'Newest leader epoch known to the broker, -1 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderIdAndEpoch"
     VALID_VERSIONS = (1, 2)
 
-    # Broker id of the leader, or -1 when unknown.
     leader_id: int  # versions 0+
-    # Newest leader epoch known to the broker, -1 when unknown.
+    """Broker id of the leader, or -1 when unknown."""
     leader_epoch: int  # versions 0+
+    """Newest leader epoch known to the broker, -1 when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -57,6 +62,8 @@ class LeaderIdAndEpoch(GeneratedStruct):
         leader_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -84,21 +91,28 @@ class LeaderIdAndEpoch(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Result per partition of this topic."""
 
-    __slots__ = ("partition_index", "error_code", "error_message", "current_leader", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within its topic.',
+        "error_code": 'Outcome of the acknowledgements in this partition, 0 when applied; for example INVALID_RECORD_STATE when a record is no longer acquired by this member.',
+        "error_message": 'Text describing the failure for people, or null.',
+        "current_leader": 'Leader of the partition as the broker knows it, for a client that asked the wrong broker.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition within its topic.
     partition_index: int  # versions 0+
-    # Outcome of the acknowledgements in this partition, 0 when applied; for example
-    # INVALID_RECORD_STATE when a record is no longer acquired by this member.
+    """Index of the partition within its topic."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null.
+    """Outcome of the acknowledgements in this partition, 0 when applied; for example
+    INVALID_RECORD_STATE when a record is no longer acquired by this member."""
     error_message: str | None  # versions 0+, nullable
-    # Leader of the partition as the broker knows it, for a client that asked the wrong broker.
+    """Text describing the failure for people, or null."""
     current_leader: LeaderIdAndEpoch  # versions 0+
+    """Leader of the partition as the broker knows it, for a client that asked the wrong broker."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -106,13 +120,15 @@ class PartitionData(GeneratedStruct):
         partition_index: int = 0,
         error_code: int = 0,
         error_message: str | None = None,
-        current_leader: LeaderIdAndEpoch | None = None,
+        current_leader: LeaderIdAndEpoch = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.error_message = error_message
-        self.current_leader = LeaderIdAndEpoch() if current_leader is None else current_leader
+        self.current_leader = LeaderIdAndEpoch() if current_leader is DEFAULT else current_leader
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -142,26 +158,33 @@ class PartitionData(GeneratedStruct):
 class ShareAcknowledgeTopicResponse(GeneratedStruct):
     """Result for each topic of the request."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Result per partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareAcknowledgeTopicResponse"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+, map key
-    # Result per partition of this topic.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionData]  # versions 0+
+    """Result per partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -187,20 +210,27 @@ class ShareAcknowledgeTopicResponse(GeneratedStruct):
 class NodeEndpoint(GeneratedStruct):
     """Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER."""
 
-    __slots__ = ("node_id", "host", "port", "rack", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "node_id": 'Broker id of the node.',
+        "host": 'Host name of the node on the listener the request came in on.',
+        "port": 'Port of the node on that listener.',
+        "rack": 'Rack of the node, or null when it has none.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (1, 2)
 
-    # Broker id of the node.
     node_id: int  # versions 0+, map key
-    # Host name of the node on the listener the request came in on.
+    """Broker id of the node."""
     host: str  # versions 0+
-    # Port of the node on that listener.
+    """Host name of the node on the listener the request came in on."""
     port: int  # versions 0+
-    # Rack of the node, or null when it has none.
+    """Port of the node on that listener."""
     rack: str | None  # versions 0+, nullable
+    """Rack of the node, or null when it has none."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -211,6 +241,8 @@ class NodeEndpoint(GeneratedStruct):
         rack: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.node_id = node_id
         self.host = host
         self.port = port
@@ -244,28 +276,39 @@ class NodeEndpoint(GeneratedStruct):
 class ShareAcknowledgeResponse(GeneratedStruct):
     """Kafka's ShareAcknowledgeResponse (response, apiKey 79), versions 1-2, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "acquisition_lock_timeout_ms", "responses", "node_endpoints", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request, 0 if none; for example SHARE_SESSION_NOT_FOUND or INVALID_SHARE_SESSION_EPOCH.',
+        "error_message": 'Text describing the request-wide failure for people, or null.',
+        "acquisition_lock_timeout_ms": 'How long, in milliseconds, renewed records stay locked to this member.',
+        "responses": 'Result for each topic of the request.',
+        "node_endpoints": 'Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareAcknowledgeResponse"
     API_KEY: int | None = 79
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request, 0 if none; for example SHARE_SESSION_NOT_FOUND or
-    # INVALID_SHARE_SESSION_EPOCH.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Text describing the request-wide failure for people, or null.
+    """Error for the whole request, 0 if none; for example SHARE_SESSION_NOT_FOUND or
+    INVALID_SHARE_SESSION_EPOCH."""
     error_message: str | None  # versions 0+, nullable
-    # How long, in milliseconds, renewed records stay locked to this member.
+    """Text describing the request-wide failure for people, or null."""
     acquisition_lock_timeout_ms: int  # versions 2+, ignorable
-    # Result for each topic of the request.
+    """How long, in milliseconds, renewed records stay locked to this member."""
     responses: KeyedList[ShareAcknowledgeTopicResponse]  # versions 0+
-    # Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER.
+    """Result for each topic of the request."""
     node_endpoints: KeyedList[NodeEndpoint]  # versions 0+
+    """Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -274,16 +317,18 @@ class ShareAcknowledgeResponse(GeneratedStruct):
         error_code: int = 0,
         error_message: str | None = None,
         acquisition_lock_timeout_ms: int = 0,
-        responses: list[ShareAcknowledgeTopicResponse] | None = None,
-        node_endpoints: list[NodeEndpoint] | None = None,
+        responses: list[ShareAcknowledgeTopicResponse] = DEFAULT,
+        node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
         self.acquisition_lock_timeout_ms = acquisition_lock_timeout_ms
-        self.responses = KeyedList() if responses is None else responses if type(responses) is KeyedList else KeyedList(responses)
-        self.node_endpoints = KeyedList() if node_endpoints is None else node_endpoints if type(node_endpoints) is KeyedList else KeyedList(node_endpoints)
+        self.responses = KeyedList() if responses is DEFAULT else responses if type(responses) is KeyedList or responses is None else KeyedList(responses)
+        self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -407,7 +452,7 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         _w.write_compact_string(out, data.error_message)
         field = "current_leader"
         if data.current_leader is None:
-            raise EncodeError("field current_leader is null but not nullable at this version")
+            raise EncodeError("field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)")
         _write_LeaderIdAndEpoch_v1_2(data.current_leader, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
@@ -510,7 +555,7 @@ def _write_ShareAcknowledgeTopicResponse_v1_2(response: ShareAcknowledgeTopicRes
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ShareAcknowledgeTopicResponse versions 1-2 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -604,7 +649,7 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -834,7 +879,7 @@ def _write_ShareAcknowledgeResponse_v1(response: ShareAcknowledgeResponse, out: 
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -846,7 +891,7 @@ def _write_ShareAcknowledgeResponse_v1(response: ShareAcknowledgeResponse, out: 
         field = "node_endpoints[]"
         node_endpoints_items = response.node_endpoints
         if node_endpoints_items is None:
-            raise EncodeError("field node_endpoints is null but not nullable at this version")
+                raise EncodeError("field node_endpoints is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
         elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(node_endpoints_items) + 1)
             for node_endpoints_item in node_endpoints_items:
@@ -1091,7 +1136,7 @@ def _write_ShareAcknowledgeResponse_v2(response: ShareAcknowledgeResponse, out: 
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -1103,7 +1148,7 @@ def _write_ShareAcknowledgeResponse_v2(response: ShareAcknowledgeResponse, out: 
         field = "node_endpoints[]"
         node_endpoints_items = response.node_endpoints
         if node_endpoints_items is None:
-            raise EncodeError("field node_endpoints is null but not nullable at this version")
+                raise EncodeError("field node_endpoints is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
         elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(node_endpoints_items) + 1)
             for node_endpoints_item in node_endpoints_items:

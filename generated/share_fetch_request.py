@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -39,31 +39,39 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class AcknowledgementBatch(GeneratedStruct):
     """Ranges of records to acknowledge in this partition."""
 
-    __slots__ = ("first_offset", "last_offset", "acknowledge_types", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "first_offset": 'First offset of the range.',
+        "last_offset": 'Last offset of the range, included.',
+        "acknowledge_types": 'Outcome per record of the range, or one for the whole range: 0 gap, 1 accept, 2 release, 3 reject, 4 renew.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AcknowledgementBatch"
     VALID_VERSIONS = (1, 2)
 
-    # First offset of the range.
     first_offset: int  # versions 0+
-    # Last offset of the range, included.
+    """First offset of the range."""
     last_offset: int  # versions 0+
-    # Outcome per record of the range, or one for the whole range: 0 gap, 1 accept, 2 release, 3
-    # reject, 4 renew.
+    """Last offset of the range, included."""
     acknowledge_types: list[int]  # versions 0+
+    """Outcome per record of the range, or one for the whole range: 0 gap, 1 accept, 2 release, 3
+    reject, 4 renew."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         first_offset: int = 0,
         last_offset: int = 0,
-        acknowledge_types: list[int] | None = None,
+        acknowledge_types: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
-        self.acknowledge_types = [] if acknowledge_types is None else acknowledge_types
+        self.acknowledge_types = [] if acknowledge_types is DEFAULT else acknowledge_types
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -91,26 +99,33 @@ class AcknowledgementBatch(GeneratedStruct):
 class FetchPartition(GeneratedStruct):
     """Partitions of this topic to fetch from or acknowledge."""
 
-    __slots__ = ("partition_index", "acknowledgement_batches", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "acknowledgement_batches": 'Ranges of records to acknowledge in this partition.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FetchPartition"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+, map key
-    # Ranges of records to acknowledge in this partition.
+    """Index of the partition within the topic."""
     acknowledgement_batches: list[AcknowledgementBatch]  # versions 0+
+    """Ranges of records to acknowledge in this partition."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         partition_index: int = 0,
-        acknowledgement_batches: list[AcknowledgementBatch] | None = None,
+        acknowledgement_batches: list[AcknowledgementBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
-        self.acknowledgement_batches = [] if acknowledgement_batches is None else acknowledgement_batches
+        self.acknowledgement_batches = [] if acknowledgement_batches is DEFAULT else acknowledgement_batches
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -136,26 +151,33 @@ class FetchPartition(GeneratedStruct):
 class FetchTopic(GeneratedStruct):
     """Topics to fetch from, and acknowledgements to piggyback."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of this topic to fetch from or acknowledge.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FetchTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+, map key
-    # Partitions of this topic to fetch from or acknowledge.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: KeyedList[FetchPartition]  # versions 0+
+    """Partitions of this topic to fetch from or acknowledge."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[FetchPartition] | None = None,
+        partitions: list[FetchPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = KeyedList() if partitions is None else partitions if type(partitions) is KeyedList else KeyedList(partitions)
+        self.partitions = KeyedList() if partitions is DEFAULT else partitions if type(partitions) is KeyedList or partitions is None else KeyedList(partitions)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -181,26 +203,33 @@ class FetchTopic(GeneratedStruct):
 class ForgottenTopic(GeneratedStruct):
     """Partitions the share session should stop fetching from."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Indexes of the partitions of this topic to drop.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ForgottenTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Indexes of the partitions of this topic to drop.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the partitions of this topic to drop."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -226,40 +255,58 @@ class ForgottenTopic(GeneratedStruct):
 class ShareFetchRequest(GeneratedStruct):
     """Kafka's ShareFetchRequest (request, apiKey 78), versions 1-2, flexible versions 0+."""
 
-    __slots__ = ("group_id", "member_id", "share_session_epoch", "max_wait_ms", "min_bytes", "max_bytes", "max_records", "batch_size", "share_acquire_mode", "is_renew_ack", "topics", "forgotten_topics_data", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group the member fetches for.',
+        "member_id": 'Id of the member in that group.',
+        "share_session_epoch": 'Position in the share session: 0 opens a session, -1 closes it, other values count up request by request.',
+        "max_wait_ms": 'Longest time in milliseconds the broker may wait before answering.',
+        "min_bytes": 'How many bytes of data the broker should gather before answering early.',
+        "max_bytes": 'Upper bound on the bytes of the whole response (soft limit, as for Fetch).',
+        "max_records": 'Upper bound on the records acquired by this fetch; batch boundaries may push past it.',
+        "batch_size": 'Preferred number of records per acquired batch and per acknowledgement batch.',
+        "share_acquire_mode": 'How records are acquired: 0 batch-optimized, 1 strictly limited to MaxRecords.',
+        "is_renew_ack": 'True when the acknowledgement batches include Renew acknowledgements.',
+        "topics": 'Topics to fetch from, and acknowledgements to piggyback.',
+        "forgotten_topics_data": 'Partitions the share session should stop fetching from.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareFetchRequest"
     API_KEY: int | None = 78
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the share group the member fetches for.
     group_id: str | None  # versions 0+, nullable
-    # Id of the member in that group.
+    """Id of the share group the member fetches for."""
     member_id: str | None  # versions 0+, nullable
-    # Position in the share session: 0 opens a session, -1 closes it, other values count up request
-    # by request.
+    """Id of the member in that group."""
     share_session_epoch: int  # versions 0+
-    # Longest time in milliseconds the broker may wait before answering.
+    """Position in the share session: 0 opens a session, -1 closes it, other values count up
+    request by request."""
     max_wait_ms: int  # versions 0+
-    # How many bytes of data the broker should gather before answering early.
+    """Longest time in milliseconds the broker may wait before answering."""
     min_bytes: int  # versions 0+
-    # Upper bound on the bytes of the whole response (soft limit, as for Fetch).
+    """How many bytes of data the broker should gather before answering early."""
     max_bytes: int  # versions 0+
-    # Upper bound on the records acquired by this fetch; batch boundaries may push past it.
+    """Upper bound on the bytes of the whole response (soft limit, as for Fetch)."""
     max_records: int  # versions 1+
-    # Preferred number of records per acquired batch and per acknowledgement batch.
+    """Upper bound on the records acquired by this fetch; batch boundaries may push past it."""
     batch_size: int  # versions 1+
-    # How records are acquired: 0 batch-optimized, 1 strictly limited to MaxRecords.
+    """Preferred number of records per acquired batch and per acknowledgement batch."""
     share_acquire_mode: int  # versions 2+, ignorable
-    # True when the acknowledgement batches include Renew acknowledgements.
+    """How records are acquired: 0 batch-optimized, 1 strictly limited to MaxRecords."""
     is_renew_ack: bool  # versions 2+
-    # Topics to fetch from, and acknowledgements to piggyback.
+    """True when the acknowledgement batches include Renew acknowledgements."""
     topics: KeyedList[FetchTopic]  # versions 0+
-    # Partitions the share session should stop fetching from.
+    """Topics to fetch from, and acknowledgements to piggyback."""
     forgotten_topics_data: list[ForgottenTopic]  # versions 0+
+    """Partitions the share session should stop fetching from."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -274,10 +321,12 @@ class ShareFetchRequest(GeneratedStruct):
         batch_size: int = 0,
         share_acquire_mode: int = 0,
         is_renew_ack: bool = False,
-        topics: list[FetchTopic] | None = None,
-        forgotten_topics_data: list[ForgottenTopic] | None = None,
+        topics: list[FetchTopic] = DEFAULT,
+        forgotten_topics_data: list[ForgottenTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.member_id = member_id
         self.share_session_epoch = share_session_epoch
@@ -288,8 +337,8 @@ class ShareFetchRequest(GeneratedStruct):
         self.batch_size = batch_size
         self.share_acquire_mode = share_acquire_mode
         self.is_renew_ack = is_renew_ack
-        self.topics = KeyedList() if topics is None else topics if type(topics) is KeyedList else KeyedList(topics)
-        self.forgotten_topics_data = [] if forgotten_topics_data is None else forgotten_topics_data
+        self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
+        self.forgotten_topics_data = [] if forgotten_topics_data is DEFAULT else forgotten_topics_data
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -378,7 +427,7 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
         field = "acknowledge_types"
         acknowledge_types_items = batch.acknowledge_types
         if acknowledge_types_items is None:
-            raise EncodeError("field acknowledge_types is null but not nullable at this version")
+                raise EncodeError("field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
         elif len(acknowledge_types_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(acknowledge_types_items) + 1)
             out += _pack_int8s[len(acknowledge_types_items)](*acknowledge_types_items)
@@ -489,7 +538,7 @@ def _write_FetchPartition_v1_2(partition: FetchPartition, out: bytearray) -> Non
         field = "acknowledgement_batches[]"
         acknowledgement_batches_items = partition.acknowledgement_batches
         if acknowledgement_batches_items is None:
-            raise EncodeError("field acknowledgement_batches is null but not nullable at this version")
+                raise EncodeError("field acknowledgement_batches is null, which FetchPartition versions 1-2 do not allow (never nullable)")
         elif len(acknowledgement_batches_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(acknowledgement_batches_items) + 1)
             for acknowledgement_batches_item in acknowledgement_batches_items:
@@ -637,7 +686,7 @@ def _write_FetchTopic_v1_2(topic: FetchTopic, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which FetchTopic versions 1-2 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -716,7 +765,7 @@ def _write_ForgottenTopic_v1_2(topic: ForgottenTopic, out: bytearray) -> None:
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ForgottenTopic versions 1-2 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -984,7 +1033,7 @@ def _write_ShareFetchRequest_v1(request: ShareFetchRequest, out: bytearray) -> N
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ShareFetchRequest version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -996,7 +1045,7 @@ def _write_ShareFetchRequest_v1(request: ShareFetchRequest, out: bytearray) -> N
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which ShareFetchRequest version 1 does not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
             for forgotten_topics_data_item in forgotten_topics_data_items:
@@ -1271,7 +1320,7 @@ def _write_ShareFetchRequest_v2(request: ShareFetchRequest, out: bytearray) -> N
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which ShareFetchRequest version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1283,7 +1332,7 @@ def _write_ShareFetchRequest_v2(request: ShareFetchRequest, out: bytearray) -> N
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
-            raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+                raise EncodeError("field forgotten_topics_data is null, which ShareFetchRequest version 2 does not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
             for forgotten_topics_data_item in forgotten_topics_data_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -45,16 +45,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class LeaderIdAndEpoch(GeneratedStruct):
     """Leader of the partition as the broker knows it, for a client that asked the wrong broker."""
 
-    __slots__ = ("leader_id", "leader_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "leader_id": 'Broker id of the leader, or -1 when unknown.',
+        "leader_epoch": 'Newest leader epoch known to the broker, -1 when unknown.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LeaderIdAndEpoch"
     VALID_VERSIONS = (1, 2)
 
-    # Broker id of the leader, or -1 when unknown.
     leader_id: int  # versions 0+
-    # Newest leader epoch known to the broker, -1 when unknown.
+    """Broker id of the leader, or -1 when unknown."""
     leader_epoch: int  # versions 0+
+    """Newest leader epoch known to the broker, -1 when unknown."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -63,6 +68,8 @@ class LeaderIdAndEpoch(GeneratedStruct):
         leader_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -90,18 +97,24 @@ class LeaderIdAndEpoch(GeneratedStruct):
 class AcquiredRecords(GeneratedStruct):
     """Offset ranges now acquired by this member, which it must acknowledge."""
 
-    __slots__ = ("first_offset", "last_offset", "delivery_count", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "first_offset": 'First offset of the acquired range.',
+        "last_offset": 'Last offset of the acquired range, included.',
+        "delivery_count": 'How many times these records have been delivered, this time included.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "AcquiredRecords"
     VALID_VERSIONS = (1, 2)
 
-    # First offset of the acquired range.
     first_offset: int  # versions 0+
-    # Last offset of the acquired range, included.
+    """First offset of the acquired range."""
     last_offset: int  # versions 0+
-    # How many times these records have been delivered, this time included.
+    """Last offset of the acquired range, included."""
     delivery_count: int  # versions 0+
+    """How many times these records have been delivered, this time included."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -111,6 +124,8 @@ class AcquiredRecords(GeneratedStruct):
         delivery_count: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.delivery_count = delivery_count
@@ -141,30 +156,42 @@ class AcquiredRecords(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Result per partition of this topic."""
 
-    __slots__ = ("partition_index", "error_code", "error_message", "acknowledge_error_code", "acknowledge_error_message", "current_leader", "records", "acquired_records", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome of the fetch from this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER.',
+        "error_message": 'Text describing the fetch failure for people, or null.',
+        "acknowledge_error_code": 'Outcome of the acknowledgements for this partition that the request carried, 0 when applied; for example INVALID_RECORD_STATE.',
+        "acknowledge_error_message": 'Text describing the acknowledgement failure for people, or null.',
+        "current_leader": 'Leader of the partition as the broker knows it, for a client that asked the wrong broker.',
+        "records": 'Record batches read from the partition; they may hold records outside the acquired ranges, which the consumer skips.',
+        "acquired_records": 'Offset ranges now acquired by this member, which it must acknowledge.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome of the fetch from this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Text describing the fetch failure for people, or null.
+    """Outcome of the fetch from this partition, 0 on success; for example
+    NOT_LEADER_OR_FOLLOWER."""
     error_message: str | None  # versions 0+, nullable
-    # Outcome of the acknowledgements for this partition that the request carried, 0 when applied;
-    # for example INVALID_RECORD_STATE.
+    """Text describing the fetch failure for people, or null."""
     acknowledge_error_code: int  # versions 0+
-    # Text describing the acknowledgement failure for people, or null.
+    """Outcome of the acknowledgements for this partition that the request carried, 0 when
+    applied; for example INVALID_RECORD_STATE."""
     acknowledge_error_message: str | None  # versions 0+, nullable
-    # Leader of the partition as the broker knows it, for a client that asked the wrong broker.
+    """Text describing the acknowledgement failure for people, or null."""
     current_leader: LeaderIdAndEpoch  # versions 0+
-    # Record batches read from the partition; they may hold records outside the acquired ranges,
-    # which the consumer skips.
+    """Leader of the partition as the broker knows it, for a client that asked the wrong broker."""
     records: RecordsView | bytes  # versions 0+
-    # Offset ranges now acquired by this member, which it must acknowledge.
+    """Record batches read from the partition; they may hold records outside the acquired ranges,
+    which the consumer skips."""
     acquired_records: list[AcquiredRecords]  # versions 0+
+    """Offset ranges now acquired by this member, which it must acknowledge."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -174,19 +201,21 @@ class PartitionData(GeneratedStruct):
         error_message: str | None = None,
         acknowledge_error_code: int = 0,
         acknowledge_error_message: str | None = None,
-        current_leader: LeaderIdAndEpoch | None = None,
+        current_leader: LeaderIdAndEpoch = DEFAULT,
         records: RecordsView | bytes = b'',
-        acquired_records: list[AcquiredRecords] | None = None,
+        acquired_records: list[AcquiredRecords] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.error_message = error_message
         self.acknowledge_error_code = acknowledge_error_code
         self.acknowledge_error_message = acknowledge_error_message
-        self.current_leader = LeaderIdAndEpoch() if current_leader is None else current_leader
+        self.current_leader = LeaderIdAndEpoch() if current_leader is DEFAULT else current_leader
         self.records = records
-        self.acquired_records = [] if acquired_records is None else acquired_records
+        self.acquired_records = [] if acquired_records is DEFAULT else acquired_records
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -224,26 +253,33 @@ class PartitionData(GeneratedStruct):
 class ShareFetchableTopicResponse(GeneratedStruct):
     """Result for each topic of the request."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Result per partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareFetchableTopicResponse"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+, map key
-    # Result per partition of this topic.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionData]  # versions 0+
+    """Result per partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -269,20 +305,27 @@ class ShareFetchableTopicResponse(GeneratedStruct):
 class NodeEndpoint(GeneratedStruct):
     """Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER."""
 
-    __slots__ = ("node_id", "host", "port", "rack", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "node_id": 'Broker id of the node.',
+        "host": 'Host name of the node on the listener the request came in on.',
+        "port": 'Port of the node on that listener.',
+        "rack": 'Rack of the node, or null when it has none.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (1, 2)
 
-    # Broker id of the node.
     node_id: int  # versions 0+, map key
-    # Host name of the node on the listener the request came in on.
+    """Broker id of the node."""
     host: str  # versions 0+
-    # Port of the node on that listener.
+    """Host name of the node on the listener the request came in on."""
     port: int  # versions 0+
-    # Rack of the node, or null when it has none.
+    """Port of the node on that listener."""
     rack: str | None  # versions 0+, nullable
+    """Rack of the node, or null when it has none."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -293,6 +336,8 @@ class NodeEndpoint(GeneratedStruct):
         rack: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.node_id = node_id
         self.host = host
         self.port = port
@@ -326,29 +371,40 @@ class NodeEndpoint(GeneratedStruct):
 class ShareFetchResponse(GeneratedStruct):
     """Kafka's ShareFetchResponse (response, apiKey 78), versions 1-2, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "acquisition_lock_timeout_ms", "responses", "node_endpoints", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Error for the whole request, 0 if none; for example SHARE_SESSION_NOT_FOUND or GROUP_AUTHORIZATION_FAILED.',
+        "error_message": 'Text describing the request-wide failure for people, or null.',
+        "acquisition_lock_timeout_ms": 'How long, in milliseconds, the acquired records stay locked to this member before they return to the pool.',
+        "responses": 'Result for each topic of the request.',
+        "node_endpoints": 'Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareFetchResponse"
     API_KEY: int | None = 78
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request, 0 if none; for example SHARE_SESSION_NOT_FOUND or
-    # GROUP_AUTHORIZATION_FAILED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Text describing the request-wide failure for people, or null.
+    """Error for the whole request, 0 if none; for example SHARE_SESSION_NOT_FOUND or
+    GROUP_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 0+, nullable
-    # How long, in milliseconds, the acquired records stay locked to this member before they return
-    # to the pool.
+    """Text describing the request-wide failure for people, or null."""
     acquisition_lock_timeout_ms: int  # versions 0+
-    # Result for each topic of the request.
+    """How long, in milliseconds, the acquired records stay locked to this member before they
+    return to the pool."""
     responses: KeyedList[ShareFetchableTopicResponse]  # versions 0+
-    # Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER.
+    """Result for each topic of the request."""
     node_endpoints: KeyedList[NodeEndpoint]  # versions 0+
+    """Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -357,16 +413,18 @@ class ShareFetchResponse(GeneratedStruct):
         error_code: int = 0,
         error_message: str | None = None,
         acquisition_lock_timeout_ms: int = 0,
-        responses: list[ShareFetchableTopicResponse] | None = None,
-        node_endpoints: list[NodeEndpoint] | None = None,
+        responses: list[ShareFetchableTopicResponse] = DEFAULT,
+        node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
         self.acquisition_lock_timeout_ms = acquisition_lock_timeout_ms
-        self.responses = KeyedList() if responses is None else responses if type(responses) is KeyedList else KeyedList(responses)
-        self.node_endpoints = KeyedList() if node_endpoints is None else node_endpoints if type(node_endpoints) is KeyedList else KeyedList(node_endpoints)
+        self.responses = KeyedList() if responses is DEFAULT else responses if type(responses) is KeyedList or responses is None else KeyedList(responses)
+        self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -615,16 +673,16 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         _w.write_compact_string(out, data.acknowledge_error_message)
         field = "current_leader"
         if data.current_leader is None:
-            raise EncodeError("field current_leader is null but not nullable at this version")
+            raise EncodeError("field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)")
         _write_LeaderIdAndEpoch_v1_2(data.current_leader, out)
         field = "records"
         if data.records is None:
-            raise EncodeError("field records is null but not nullable at this version")
+            raise EncodeError("field records is null, which PartitionData versions 1-2 do not allow (never nullable)")
         _w.write_records(out, data.records, True)
         field = "acquired_records[]"
         acquired_records_items = data.acquired_records
         if acquired_records_items is None:
-            raise EncodeError("field acquired_records is null but not nullable at this version")
+                raise EncodeError("field acquired_records is null, which PartitionData versions 1-2 do not allow (never nullable)")
         elif len(acquired_records_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(acquired_records_items) + 1)
             for acquired_records_item in acquired_records_items:
@@ -820,7 +878,7 @@ def _write_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicRespons
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which ShareFetchableTopicResponse versions 1-2 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -914,7 +972,7 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -1225,7 +1283,7 @@ def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray)
         field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
-            raise EncodeError("field responses is null but not nullable at this version")
+                raise EncodeError("field responses is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
             for responses_item in responses_items:
@@ -1237,7 +1295,7 @@ def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray)
         field = "node_endpoints[]"
         node_endpoints_items = response.node_endpoints
         if node_endpoints_items is None:
-            raise EncodeError("field node_endpoints is null but not nullable at this version")
+                raise EncodeError("field node_endpoints is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
         elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(node_endpoints_items) + 1)
             for node_endpoints_item in node_endpoints_items:

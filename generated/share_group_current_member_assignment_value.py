@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,26 +31,33 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ShareGroupCurrentMemberAssignmentValue."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Indexes of the topic's partitions.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -77,23 +84,32 @@ class ShareGroupCurrentMemberAssignmentValue(GeneratedStruct):
     """Kafka's ShareGroupCurrentMemberAssignmentValue (coordinator-value, apiKey 14), versions 0,
     flexible versions 0+."""
 
-    __slots__ = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_epoch": 'Epoch the member must send in its next heartbeat.',
+        "previous_member_epoch": 'Epoch before the last bump, still accepted in case the bump never reached the member.',
+        "state": 'Member state code, with the codes consumer groups use (0 stable).',
+        "assigned_partitions": 'Partitions the member has been given, grouped by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupCurrentMemberAssignmentValue"
     API_KEY: int | None = 14
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Epoch the member must send in its next heartbeat.
     member_epoch: int  # versions 0+
-    # Epoch before the last bump, still accepted in case the bump never reached the member.
+    """Epoch the member must send in its next heartbeat."""
     previous_member_epoch: int  # versions 0+
-    # Member state code, with the codes consumer groups use (0 stable).
+    """Epoch before the last bump, still accepted in case the bump never reached the member."""
     state: int  # versions 0+
-    # Partitions the member has been given, grouped by topic.
+    """Member state code, with the codes consumer groups use (0 stable)."""
     assigned_partitions: list[TopicPartitions]  # versions 0+
+    """Partitions the member has been given, grouped by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -101,13 +117,15 @@ class ShareGroupCurrentMemberAssignmentValue(GeneratedStruct):
         member_epoch: int = 0,
         previous_member_epoch: int = 0,
         state: int = 0,
-        assigned_partitions: list[TopicPartitions] | None = None,
+        assigned_partitions: list[TopicPartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_epoch = member_epoch
         self.previous_member_epoch = previous_member_epoch
         self.state = state
-        self.assigned_partitions = [] if assigned_partitions is None else assigned_partitions
+        self.assigned_partitions = [] if assigned_partitions is DEFAULT else assigned_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -179,7 +197,7 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -290,7 +308,7 @@ def _write_ShareGroupCurrentMemberAssignmentValue_v0(value: ShareGroupCurrentMem
         field = "assigned_partitions[]"
         assigned_partitions_items = value.assigned_partitions
         if assigned_partitions_items is None:
-            raise EncodeError("field assigned_partitions is null but not nullable at this version")
+                raise EncodeError("field assigned_partitions is null, which ShareGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
         elif len(assigned_partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(assigned_partitions_items) + 1)
             for assigned_partitions_item in assigned_partitions_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,28 +26,38 @@ _pack_ShareGroupDescribeRequest_include_authorized_operations = struct.Struct(">
 class ShareGroupDescribeRequest(GeneratedStruct):
     """Kafka's ShareGroupDescribeRequest (request, apiKey 77), versions 1, flexible versions 0+."""
 
-    __slots__ = ("group_ids", "include_authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_ids": 'Ids of the share groups to describe, one result each.',
+        "include_authorized_operations": 'Whether the answer lists the operations the caller may perform on each group.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupDescribeRequest"
     API_KEY: int | None = 77
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Ids of the share groups to describe, one result each.
     group_ids: list[str]  # versions 0+
-    # Whether the answer lists the operations the caller may perform on each group.
+    """Ids of the share groups to describe, one result each."""
     include_authorized_operations: bool  # versions 0+
+    """Whether the answer lists the operations the caller may perform on each group."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        group_ids: list[str] | None = None,
+        group_ids: list[str] = DEFAULT,
         include_authorized_operations: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.group_ids = [] if group_ids is None else group_ids
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.group_ids = [] if group_ids is DEFAULT else group_ids
         self.include_authorized_operations = include_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -120,7 +130,7 @@ def _write_ShareGroupDescribeRequest_v1(request: ShareGroupDescribeRequest, out:
         field = "group_ids"
         group_ids_items = request.group_ids
         if group_ids_items is None:
-            raise EncodeError("field group_ids is null but not nullable at this version")
+                raise EncodeError("field group_ids is null, which ShareGroupDescribeRequest version 1 does not allow (never nullable)")
         elif len(group_ids_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(group_ids_items) + 1)
             for group_ids_item in group_ids_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -39,30 +39,38 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ShareGroupDescribeResponse."""
 
-    __slots__ = ("topic_id", "topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Indexes of the assigned partitions of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartitions"
     VALID_VERSIONS = (1, 1)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Name of the topic the partitions in this entry belong to.
+    """Id of the topic the partitions in this entry belong to."""
     topic_name: str  # versions 0+
-    # Indexes of the assigned partitions of this topic.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the assigned partitions of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
         topic_name: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -90,22 +98,28 @@ class TopicPartitions(GeneratedStruct):
 class Assignment(GeneratedStruct):
     """The Assignment structure of ShareGroupDescribeResponse."""
 
-    __slots__ = ("topic_partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_partitions": 'Assigned partitions, grouped by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Assignment"
     VALID_VERSIONS = (1, 1)
 
-    # Assigned partitions, grouped by topic.
     topic_partitions: list[TopicPartitions]  # versions 0+
+    """Assigned partitions, grouped by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topic_partitions: list[TopicPartitions] | None = None,
+        topic_partitions: list[TopicPartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topic_partitions = [] if topic_partitions is None else topic_partitions
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topic_partitions = [] if topic_partitions is DEFAULT else topic_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -129,26 +143,36 @@ class Assignment(GeneratedStruct):
 class Member(GeneratedStruct):
     """Current members of the group."""
 
-    __slots__ = ("member_id", "rack_id", "member_epoch", "client_id", "client_host", "subscribed_topic_names", "assignment", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_id": 'Member id the coordinator knows the member by.',
+        "rack_id": 'Rack of the member, or null.',
+        "member_epoch": 'Epoch the member holds, as last given by the coordinator.',
+        "client_id": 'Client id the member connects with.',
+        "client_host": 'Host the member connects from.',
+        "subscribed_topic_names": 'Topics the member subscribes to.',
+        "assignment": 'Partitions currently assigned to the member.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Member"
     VALID_VERSIONS = (1, 1)
 
-    # Member id the coordinator knows the member by.
     member_id: str  # versions 0+
-    # Rack of the member, or null.
+    """Member id the coordinator knows the member by."""
     rack_id: str | None  # versions 0+, nullable
-    # Epoch the member holds, as last given by the coordinator.
+    """Rack of the member, or null."""
     member_epoch: int  # versions 0+
-    # Client id the member connects with.
+    """Epoch the member holds, as last given by the coordinator."""
     client_id: str  # versions 0+
-    # Host the member connects from.
+    """Client id the member connects with."""
     client_host: str  # versions 0+
-    # Topics the member subscribes to.
+    """Host the member connects from."""
     subscribed_topic_names: list[str]  # versions 0+
-    # Partitions currently assigned to the member.
+    """Topics the member subscribes to."""
     assignment: Assignment  # versions 0+
+    """Partitions currently assigned to the member."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -158,17 +182,19 @@ class Member(GeneratedStruct):
         member_epoch: int = 0,
         client_id: str = '',
         client_host: str = '',
-        subscribed_topic_names: list[str] | None = None,
-        assignment: Assignment | None = None,
+        subscribed_topic_names: list[str] = DEFAULT,
+        assignment: Assignment = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_id = member_id
         self.rack_id = rack_id
         self.member_epoch = member_epoch
         self.client_id = client_id
         self.client_host = client_host
-        self.subscribed_topic_names = [] if subscribed_topic_names is None else subscribed_topic_names
-        self.assignment = Assignment() if assignment is None else assignment
+        self.subscribed_topic_names = [] if subscribed_topic_names is DEFAULT else subscribed_topic_names
+        self.assignment = Assignment() if assignment is DEFAULT else assignment
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -204,30 +230,43 @@ class Member(GeneratedStruct):
 class DescribedGroup(GeneratedStruct):
     """Description of each group asked for."""
 
-    __slots__ = ("error_code", "error_message", "group_id", "group_state", "group_epoch", "assignment_epoch", "assignor_name", "members", "authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.',
+        "error_message": "Text describing this group's failure for people, or null.",
+        "group_id": 'Id of the group this entry is about.',
+        "group_state": 'State of the group (such as Empty or Stable), or empty when unknown.',
+        "group_epoch": 'Epoch of the group, bumped on every membership or subscription change.',
+        "assignment_epoch": 'Group epoch at which the current target assignment was computed.',
+        "assignor_name": 'Name of the share-group assignor the group uses (for example simple).',
+        "members": 'Current members of the group.',
+        "authorized_operations": 'Bit set of the operations the caller may perform on the group; -2147483648 when not asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribedGroup"
     VALID_VERSIONS = (1, 1)
 
-    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Text describing this group's failure for people, or null.
+    """Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR."""
     error_message: str | None  # versions 0+, nullable
-    # Id of the group this entry is about.
+    """Text describing this group's failure for people, or null."""
     group_id: str  # versions 0+
-    # State of the group (such as Empty or Stable), or empty when unknown.
+    """Id of the group this entry is about."""
     group_state: str  # versions 0+
-    # Epoch of the group, bumped on every membership or subscription change.
+    """State of the group (such as Empty or Stable), or empty when unknown."""
     group_epoch: int  # versions 0+
-    # Group epoch at which the current target assignment was computed.
+    """Epoch of the group, bumped on every membership or subscription change."""
     assignment_epoch: int  # versions 0+
-    # Name of the share-group assignor the group uses (for example simple).
+    """Group epoch at which the current target assignment was computed."""
     assignor_name: str  # versions 0+
-    # Current members of the group.
+    """Name of the share-group assignor the group uses (for example simple)."""
     members: list[Member]  # versions 0+
-    # Bit set of the operations the caller may perform on the group; -2147483648 when not asked for.
+    """Current members of the group."""
     authorized_operations: int  # versions 0+
+    """Bit set of the operations the caller may perform on the group; -2147483648 when not asked
+    for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -239,10 +278,12 @@ class DescribedGroup(GeneratedStruct):
         group_epoch: int = 0,
         assignment_epoch: int = 0,
         assignor_name: str = '',
-        members: list[Member] | None = None,
+        members: list[Member] = DEFAULT,
         authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
         self.group_id = group_id
@@ -250,7 +291,7 @@ class DescribedGroup(GeneratedStruct):
         self.group_epoch = group_epoch
         self.assignment_epoch = assignment_epoch
         self.assignor_name = assignor_name
-        self.members = [] if members is None else members
+        self.members = [] if members is DEFAULT else members
         self.authorized_operations = authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -291,29 +332,38 @@ class DescribedGroup(GeneratedStruct):
 class ShareGroupDescribeResponse(GeneratedStruct):
     """Kafka's ShareGroupDescribeResponse (response, apiKey 77), versions 1, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "groups": 'Description of each group asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupDescribeResponse"
     API_KEY: int | None = 77
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Description of each group asked for.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     groups: list[DescribedGroup]  # versions 0+
+    """Description of each group asked for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        groups: list[DescribedGroup] | None = None,
+        groups: list[DescribedGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -392,7 +442,7 @@ def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray) -> No
         out += _w.uuid_bytes(partitions.topic_id)
         field = "topic_name"
         if partitions.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicPartitions version 1 does not allow (never nullable)")
         topic_name_utf8 = partitions.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -402,7 +452,7 @@ def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray) -> No
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartitions version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -521,7 +571,7 @@ def _write_Assignment_v1(assignment: Assignment, out: bytearray) -> None:
         field = "topic_partitions[]"
         topic_partitions_items = assignment.topic_partitions
         if topic_partitions_items is None:
-            raise EncodeError("field topic_partitions is null but not nullable at this version")
+                raise EncodeError("field topic_partitions is null, which Assignment version 1 does not allow (never nullable)")
         elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_partitions_items) + 1)
             for topic_partitions_item in topic_partitions_items:
@@ -655,7 +705,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which Member version 1 does not allow (never nullable)")
         member_id_utf8 = member.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -668,7 +718,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
         out += _pack_Member_member_epoch(member.member_epoch)
         field = "client_id"
         if member.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which Member version 1 does not allow (never nullable)")
         client_id_utf8 = member.client_id.encode()
         if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_id_utf8) + 1)
@@ -677,7 +727,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
             _w.write_compact_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which Member version 1 does not allow (never nullable)")
         client_host_utf8 = member.client_host.encode()
         if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_host_utf8) + 1)
@@ -687,7 +737,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
         field = "subscribed_topic_names"
         subscribed_topic_names_items = member.subscribed_topic_names
         if subscribed_topic_names_items is None:
-            raise EncodeError("field subscribed_topic_names is null but not nullable at this version")
+                raise EncodeError("field subscribed_topic_names is null, which Member version 1 does not allow (never nullable)")
         elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(subscribed_topic_names_items) + 1)
             for subscribed_topic_names_item in subscribed_topic_names_items:
@@ -702,7 +752,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
                 _w.write_compact_string(out, subscribed_topic_names_item)
         field = "assignment"
         if member.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which Member version 1 does not allow (never nullable)")
         _write_Assignment_v1(member.assignment, out)
         field = "(tagged fields)"
         if member.unknown_tagged_fields:
@@ -930,7 +980,7 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribedGroup version 1 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -939,7 +989,7 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which DescribedGroup version 1 does not allow (never nullable)")
         group_state_utf8 = group.group_state.encode()
         if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_state_utf8) + 1)
@@ -950,7 +1000,7 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "assignor_name"
         if group.assignor_name is None:
-            raise EncodeError("field assignor_name is null but not nullable at this version")
+            raise EncodeError("field assignor_name is null, which DescribedGroup version 1 does not allow (never nullable)")
         assignor_name_utf8 = group.assignor_name.encode()
         if len(assignor_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(assignor_name_utf8) + 1)
@@ -960,7 +1010,7 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         field = "members[]"
         members_items = group.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which DescribedGroup version 1 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:
@@ -1230,7 +1280,7 @@ def _write_ShareGroupDescribeResponse_v1(response: ShareGroupDescribeResponse, o
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which ShareGroupDescribeResponse version 1 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

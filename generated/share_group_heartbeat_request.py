@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,25 +26,36 @@ _pack_ShareGroupHeartbeatRequest_member_epoch = struct.Struct(">i").pack
 class ShareGroupHeartbeatRequest(GeneratedStruct):
     """Kafka's ShareGroupHeartbeatRequest (request, apiKey 76), versions 1, flexible versions 0+."""
 
-    __slots__ = ("group_id", "member_id", "member_epoch", "rack_id", "subscribed_topic_names", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group.',
+        "member_id": 'Member id the client made up when it joined; it keeps it for its whole life.',
+        "member_epoch": 'Epoch the member holds: 0 to join, -1 to leave, otherwise the latest it was given.',
+        "rack_id": 'Rack of the member, or null when unset or unchanged since the last heartbeat.',
+        "subscribed_topic_names": 'Topics the member subscribes to, or null when unchanged since the last heartbeat.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupHeartbeatRequest"
     API_KEY: int | None = 76
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the share group.
     group_id: str  # versions 0+
-    # Member id the client made up when it joined; it keeps it for its whole life.
+    """Id of the share group."""
     member_id: str  # versions 0+
-    # Epoch the member holds: 0 to join, -1 to leave, otherwise the latest it was given.
+    """Member id the client made up when it joined; it keeps it for its whole life."""
     member_epoch: int  # versions 0+
-    # Rack of the member, or null when unset or unchanged since the last heartbeat.
+    """Epoch the member holds: 0 to join, -1 to leave, otherwise the latest it was given."""
     rack_id: str | None  # versions 0+, nullable
-    # Topics the member subscribes to, or null when unchanged since the last heartbeat.
+    """Rack of the member, or null when unset or unchanged since the last heartbeat."""
     subscribed_topic_names: list[str] | None  # versions 0+, nullable
+    """Topics the member subscribes to, or null when unchanged since the last heartbeat."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -56,6 +67,8 @@ class ShareGroupHeartbeatRequest(GeneratedStruct):
         subscribed_topic_names: list[str] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
@@ -177,7 +190,7 @@ def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, ou
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -186,7 +199,7 @@ def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, ou
             _w.write_compact_string(out, request.group_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,26 +33,33 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ShareGroupHeartbeatResponse."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Indexes of the assigned partitions of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartitions"
     VALID_VERSIONS = (1, 1)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Indexes of the assigned partitions of this topic.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the assigned partitions of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -78,22 +85,28 @@ class TopicPartitions(GeneratedStruct):
 class Assignment(GeneratedStruct):
     """Partitions now assigned to the member, or null when the assignment did not change."""
 
-    __slots__ = ("topic_partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_partitions": 'Assigned partitions, grouped by topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Assignment"
     VALID_VERSIONS = (1, 1)
 
-    # Assigned partitions, grouped by topic.
     topic_partitions: list[TopicPartitions]  # versions 0+
+    """Assigned partitions, grouped by topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        topic_partitions: list[TopicPartitions] | None = None,
+        topic_partitions: list[TopicPartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.topic_partitions = [] if topic_partitions is None else topic_partitions
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.topic_partitions = [] if topic_partitions is DEFAULT else topic_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -117,30 +130,42 @@ class Assignment(GeneratedStruct):
 class ShareGroupHeartbeatResponse(GeneratedStruct):
     """Kafka's ShareGroupHeartbeatResponse (response, apiKey 76), versions 1, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "member_id", "member_epoch", "heartbeat_interval_ms", "assignment", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example UNKNOWN_MEMBER_ID (rejoin with epoch 0) or GROUP_MAX_SIZE_REACHED.',
+        "error_message": 'Text describing the failure for people, or null.',
+        "member_id": 'Member id the coordinator knows the member by; set when it joins, null otherwise.',
+        "member_epoch": 'Epoch the member must send in its next heartbeat.',
+        "heartbeat_interval_ms": 'How long, in milliseconds, the member should wait before its next heartbeat.',
+        "assignment": 'Partitions now assigned to the member, or null when the assignment did not change.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupHeartbeatResponse"
     API_KEY: int | None = 76
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example UNKNOWN_MEMBER_ID (rejoin with epoch 0) or
-    # GROUP_MAX_SIZE_REACHED.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null.
+    """Outcome, 0 on success; for example UNKNOWN_MEMBER_ID (rejoin with epoch 0) or
+    GROUP_MAX_SIZE_REACHED."""
     error_message: str | None  # versions 0+, nullable
-    # Member id the coordinator knows the member by; set when it joins, null otherwise.
+    """Text describing the failure for people, or null."""
     member_id: str | None  # versions 0+, nullable
-    # Epoch the member must send in its next heartbeat.
+    """Member id the coordinator knows the member by; set when it joins, null otherwise."""
     member_epoch: int  # versions 0+
-    # How long, in milliseconds, the member should wait before its next heartbeat.
+    """Epoch the member must send in its next heartbeat."""
     heartbeat_interval_ms: int  # versions 0+
-    # Partitions now assigned to the member, or null when the assignment did not change.
+    """How long, in milliseconds, the member should wait before its next heartbeat."""
     assignment: Assignment | None  # versions 0+, nullable
+    """Partitions now assigned to the member, or null when the assignment did not change."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -154,6 +179,8 @@ class ShareGroupHeartbeatResponse(GeneratedStruct):
         assignment: Assignment | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -238,7 +265,7 @@ def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray) -> No
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartitions version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -344,7 +371,7 @@ def _write_Assignment_v1(assignment: Assignment, out: bytearray) -> None:
         field = "topic_partitions[]"
         topic_partitions_items = assignment.topic_partitions
         if topic_partitions_items is None:
-            raise EncodeError("field topic_partitions is null but not nullable at this version")
+                raise EncodeError("field topic_partitions is null, which Assignment version 1 does not allow (never nullable)")
         elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_partitions_items) + 1)
             for topic_partitions_item in topic_partitions_items:

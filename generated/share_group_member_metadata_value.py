@@ -15,30 +15,39 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupMemberMetadataValue(GeneratedStruct):
     """Kafka's ShareGroupMemberMetadataValue (coordinator-value, apiKey 10), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("rack_id", "client_id", "client_host", "subscribed_topic_names", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "rack_id": 'Rack of the member (client.rack), or null.',
+        "client_id": 'Client id the member connected with.',
+        "client_host": 'Host the member connects from.',
+        "subscribed_topic_names": 'Topic names the member subscribes to.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupMemberMetadataValue"
     API_KEY: int | None = 10
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Rack of the member (client.rack), or null.
     rack_id: str | None  # versions 0+, nullable
-    # Client id the member connected with.
+    """Rack of the member (client.rack), or null."""
     client_id: str  # versions 0+
-    # Host the member connects from.
+    """Client id the member connected with."""
     client_host: str  # versions 0+
-    # Topic names the member subscribes to.
+    """Host the member connects from."""
     subscribed_topic_names: list[str]  # versions 0+
+    """Topic names the member subscribes to."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,13 +55,15 @@ class ShareGroupMemberMetadataValue(GeneratedStruct):
         rack_id: str | None = '',
         client_id: str = '',
         client_host: str = '',
-        subscribed_topic_names: list[str] | None = None,
+        subscribed_topic_names: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.rack_id = rack_id
         self.client_id = client_id
         self.client_host = client_host
-        self.subscribed_topic_names = [] if subscribed_topic_names is None else subscribed_topic_names
+        self.subscribed_topic_names = [] if subscribed_topic_names is DEFAULT else subscribed_topic_names
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -165,7 +176,7 @@ def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
         if value.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
         client_id_utf8 = value.client_id.encode()
         if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_id_utf8) + 1)
@@ -174,7 +185,7 @@ def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue
             _w.write_compact_string(out, value.client_id)
         field = "client_host"
         if value.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
         client_host_utf8 = value.client_host.encode()
         if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_host_utf8) + 1)
@@ -184,7 +195,7 @@ def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue
         field = "subscribed_topic_names"
         subscribed_topic_names_items = value.subscribed_topic_names
         if subscribed_topic_names_items is None:
-            raise EncodeError("field subscribed_topic_names is null but not nullable at this version")
+                raise EncodeError("field subscribed_topic_names is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
         elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(subscribed_topic_names_items) + 1)
             for subscribed_topic_names_item in subscribed_topic_names_items:

@@ -15,24 +15,30 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupMetadataKey(GeneratedStruct):
     """Kafka's ShareGroupMetadataKey (coordinator-key, apiKey 11), versions 0, flexible versions
     none."""
 
-    __slots__ = ("group_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group the epoch record belongs to.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupMetadataKey"
     API_KEY: int | None = 11
     MESSAGE_TYPE = "coordinator-key"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the share group the epoch record belongs to.
     group_id: str  # version 0
+    """Id of the share group the epoch record belongs to."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -40,6 +46,8 @@ class ShareGroupMetadataKey(GeneratedStruct):
         group_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -84,7 +92,7 @@ def _write_ShareGroupMetadataKey_v0(key: ShareGroupMetadataKey, out: bytearray) 
     try:
         field = "group_id"
         if key.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ShareGroupMetadataKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.group_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None

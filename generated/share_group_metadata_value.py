@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,20 +27,27 @@ class ShareGroupMetadataValue(GeneratedStruct):
     """Kafka's ShareGroupMetadataValue (coordinator-value, apiKey 11), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("epoch", "metadata_hash", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "epoch": 'Epoch of the group, bumped whenever its members or subscriptions change.',
+        "metadata_hash": 'Hash over the metadata of every topic the group subscribes to; a change asks for a new assignment.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupMetadataValue"
     API_KEY: int | None = 11
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Epoch of the group, bumped whenever its members or subscriptions change.
     epoch: int  # versions 0+
-    # Hash over the metadata of every topic the group subscribes to; a change asks for a new
-    # assignment.
+    """Epoch of the group, bumped whenever its members or subscriptions change."""
     metadata_hash: int  # versions 0+
+    """Hash over the metadata of every topic the group subscribes to; a change asks for a new
+    assignment."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +56,8 @@ class ShareGroupMetadataValue(GeneratedStruct):
         metadata_hash: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.epoch = epoch
         self.metadata_hash = metadata_hash
         self.unknown_tagged_fields = unknown_tagged_fields

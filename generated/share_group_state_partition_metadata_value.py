@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,30 +29,38 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitionsInfo(GeneratedStruct):
     """The TopicPartitionsInfo structure of ShareGroupStatePartitionMetadataValue."""
 
-    __slots__ = ("topic_id", "topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartitionsInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Name of the topic the partitions in this entry belong to.
+    """Id of the topic the partitions in this entry belong to."""
     topic_name: str  # versions 0+
-    # Indexes of the topic's partitions.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
         topic_name: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -80,16 +88,21 @@ class TopicPartitionsInfo(GeneratedStruct):
 class TopicInfo(GeneratedStruct):
     """The TopicInfo structure of ShareGroupStatePartitionMetadataValue."""
 
-    __slots__ = ("topic_id", "topic_name", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic this entry is about.',
+        "topic_name": 'Name of the topic this entry is about.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic this entry is about.
     topic_id: UUID  # versions 0+
-    # Name of the topic this entry is about.
+    """Id of the topic this entry is about."""
     topic_name: str  # versions 0+
+    """Name of the topic this entry is about."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -98,6 +111,8 @@ class TopicInfo(GeneratedStruct):
         topic_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
         self.topic_name = topic_name
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -126,33 +141,43 @@ class ShareGroupStatePartitionMetadataValue(GeneratedStruct):
     """Kafka's ShareGroupStatePartitionMetadataValue (coordinator-value, apiKey 15), versions 0,
     flexible versions 0+."""
 
-    __slots__ = ("initializing_topics", "initialized_topics", "deleting_topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "initializing_topics": 'Partitions whose share state the share coordinator is still being asked to create.',
+        "initialized_topics": 'Partitions whose share state exists at the share coordinator.',
+        "deleting_topics": 'Topics whose share state is being removed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupStatePartitionMetadataValue"
     API_KEY: int | None = 15
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Partitions whose share state the share coordinator is still being asked to create.
     initializing_topics: list[TopicPartitionsInfo]  # versions 0+
-    # Partitions whose share state exists at the share coordinator.
+    """Partitions whose share state the share coordinator is still being asked to create."""
     initialized_topics: list[TopicPartitionsInfo]  # versions 0+
-    # Topics whose share state is being removed.
+    """Partitions whose share state exists at the share coordinator."""
     deleting_topics: list[TopicInfo]  # versions 0+
+    """Topics whose share state is being removed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        initializing_topics: list[TopicPartitionsInfo] | None = None,
-        initialized_topics: list[TopicPartitionsInfo] | None = None,
-        deleting_topics: list[TopicInfo] | None = None,
+        initializing_topics: list[TopicPartitionsInfo] = DEFAULT,
+        initialized_topics: list[TopicPartitionsInfo] = DEFAULT,
+        deleting_topics: list[TopicInfo] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.initializing_topics = [] if initializing_topics is None else initializing_topics
-        self.initialized_topics = [] if initialized_topics is None else initialized_topics
-        self.deleting_topics = [] if deleting_topics is None else deleting_topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.initializing_topics = [] if initializing_topics is DEFAULT else initializing_topics
+        self.initialized_topics = [] if initialized_topics is DEFAULT else initialized_topics
+        self.deleting_topics = [] if deleting_topics is DEFAULT else deleting_topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -233,7 +258,7 @@ def _write_TopicPartitionsInfo_v0(info: TopicPartitionsInfo, out: bytearray) -> 
         out += _w.uuid_bytes(info.topic_id)
         field = "topic_name"
         if info.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
         topic_name_utf8 = info.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -243,7 +268,7 @@ def _write_TopicPartitionsInfo_v0(info: TopicPartitionsInfo, out: bytearray) -> 
         field = "partitions"
         partitions_items = info.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -316,7 +341,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
         out += _w.uuid_bytes(info.topic_id)
         field = "topic_name"
         if info.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicInfo version 0 does not allow (never nullable)")
         topic_name_utf8 = info.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -536,7 +561,7 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
         field = "initializing_topics[]"
         initializing_topics_items = value.initializing_topics
         if initializing_topics_items is None:
-            raise EncodeError("field initializing_topics is null but not nullable at this version")
+                raise EncodeError("field initializing_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
         elif len(initializing_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(initializing_topics_items) + 1)
             for initializing_topics_item in initializing_topics_items:
@@ -548,7 +573,7 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
         field = "initialized_topics[]"
         initialized_topics_items = value.initialized_topics
         if initialized_topics_items is None:
-            raise EncodeError("field initialized_topics is null but not nullable at this version")
+                raise EncodeError("field initialized_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
         elif len(initialized_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(initialized_topics_items) + 1)
             for initialized_topics_item in initialized_topics_items:
@@ -560,7 +585,7 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
         field = "deleting_topics[]"
         deleting_topics_items = value.deleting_topics
         if deleting_topics_items is None:
-            raise EncodeError("field deleting_topics is null but not nullable at this version")
+                raise EncodeError("field deleting_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
         elif len(deleting_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(deleting_topics_items) + 1)
             for deleting_topics_item in deleting_topics_items:

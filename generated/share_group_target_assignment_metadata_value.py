@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -27,17 +27,23 @@ class ShareGroupTargetAssignmentMetadataValue(GeneratedStruct):
     """Kafka's ShareGroupTargetAssignmentMetadataValue (coordinator-value, apiKey 12), versions 0,
     flexible versions 0+."""
 
-    __slots__ = ("assignment_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "assignment_epoch": 'Group epoch the target assignment was computed for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareGroupTargetAssignmentMetadataValue"
     API_KEY: int | None = 12
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Group epoch the target assignment was computed for.
     assignment_epoch: int  # versions 0+
+    """Group epoch the target assignment was computed for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -45,6 +51,8 @@ class ShareGroupTargetAssignmentMetadataValue(GeneratedStruct):
         assignment_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.assignment_epoch = assignment_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,21 +29,29 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ShareSnapshotKey(GeneratedStruct):
     """Kafka's ShareSnapshotKey (coordinator-key, apiKey 0), versions 0, flexible versions none."""
 
-    __slots__ = ("group_id", "topic_id", "partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group the share-partition belongs to.',
+        "topic_id": 'Id of the topic of the share-partition.',
+        "partition": 'Index of the partition within that topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareSnapshotKey"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "coordinator-key"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the share group the share-partition belongs to.
     group_id: str  # version 0
-    # Id of the topic of the share-partition.
+    """Id of the share group the share-partition belongs to."""
     topic_id: UUID  # version 0
-    # Index of the partition within that topic.
+    """Id of the topic of the share-partition."""
     partition: int  # version 0
+    """Index of the partition within that topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -53,6 +61,8 @@ class ShareSnapshotKey(GeneratedStruct):
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.topic_id = topic_id
         self.partition = partition
@@ -108,7 +118,7 @@ def _write_ShareSnapshotKey_v0(key: ShareSnapshotKey, out: bytearray) -> None:
     try:
         field = "group_id"
         if key.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which ShareSnapshotKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.group_id)
         field = "topic_id"
         out += _w.uuid_bytes(key.topic_id)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,20 +31,27 @@ _pack_ShareSnapshotValue_delivery_complete_count = struct.Struct(">i").pack
 class StateBatch(GeneratedStruct):
     """Ranges of offsets from StartOffset on whose delivery state is not plain available."""
 
-    __slots__ = ("first_offset", "last_offset", "delivery_state", "delivery_count", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "first_offset": 'First offset of the range.',
+        "last_offset": 'Last offset of the range (inclusive).',
+        "delivery_state": 'Delivery state code of the range (0 available, 2 acknowledged, 4 archived).',
+        "delivery_count": 'How many times the range has been delivered.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StateBatch"
     VALID_VERSIONS = (0, 0)
 
-    # First offset of the range.
     first_offset: int  # versions 0+
-    # Last offset of the range (inclusive).
+    """First offset of the range."""
     last_offset: int  # versions 0+
-    # Delivery state code of the range (0 available, 2 acknowledged, 4 archived).
+    """Last offset of the range (inclusive)."""
     delivery_state: int  # versions 0+
-    # How many times the range has been delivered.
+    """Delivery state code of the range (0 available, 2 acknowledged, 4 archived)."""
     delivery_count: int  # versions 0+
+    """How many times the range has been delivered."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -55,6 +62,8 @@ class StateBatch(GeneratedStruct):
         delivery_count: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.delivery_state = delivery_state
@@ -88,31 +97,44 @@ class StateBatch(GeneratedStruct):
 class ShareSnapshotValue(GeneratedStruct):
     """Kafka's ShareSnapshotValue (coordinator-value, apiKey 0), versions 0, flexible versions 0+."""
 
-    __slots__ = ("snapshot_epoch", "state_epoch", "leader_epoch", "start_offset", "delivery_complete_count", "create_timestamp", "write_timestamp", "state_batches", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "snapshot_epoch": 'Number of this snapshot; updates after it carry the same epoch.',
+        "state_epoch": 'Epoch of the share-partition state, bumped when the state is reset.',
+        "leader_epoch": 'Leader epoch of the share-partition when the snapshot was taken.',
+        "start_offset": 'First offset of the share-partition still tracked.',
+        "delivery_complete_count": 'How many offsets at or after StartOffset are done with delivery, -1 when unknown.',
+        "create_timestamp": 'When the state was first created (ms).',
+        "write_timestamp": 'When this snapshot was written (ms).',
+        "state_batches": 'Ranges of offsets from StartOffset on whose delivery state is not plain available.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareSnapshotValue"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Number of this snapshot; updates after it carry the same epoch.
     snapshot_epoch: int  # versions 0+
-    # Epoch of the share-partition state, bumped when the state is reset.
+    """Number of this snapshot; updates after it carry the same epoch."""
     state_epoch: int  # versions 0+
-    # Leader epoch of the share-partition when the snapshot was taken.
+    """Epoch of the share-partition state, bumped when the state is reset."""
     leader_epoch: int  # versions 0+
-    # First offset of the share-partition still tracked.
+    """Leader epoch of the share-partition when the snapshot was taken."""
     start_offset: int  # versions 0+
-    # How many offsets at or after StartOffset are done with delivery, -1 when unknown.
+    """First offset of the share-partition still tracked."""
     delivery_complete_count: int  # versions 0+, tag 0
-    # When the state was first created (ms).
+    """How many offsets at or after StartOffset are done with delivery, -1 when unknown."""
     create_timestamp: int  # versions 0+
-    # When this snapshot was written (ms).
+    """When the state was first created (ms)."""
     write_timestamp: int  # versions 0+
-    # Ranges of offsets from StartOffset on whose delivery state is not plain available.
+    """When this snapshot was written (ms)."""
     state_batches: list[StateBatch]  # versions 0+
+    """Ranges of offsets from StartOffset on whose delivery state is not plain available."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -124,9 +146,11 @@ class ShareSnapshotValue(GeneratedStruct):
         delivery_complete_count: int = -1,
         create_timestamp: int = 0,
         write_timestamp: int = 0,
-        state_batches: list[StateBatch] | None = None,
+        state_batches: list[StateBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.snapshot_epoch = snapshot_epoch
         self.state_epoch = state_epoch
         self.leader_epoch = leader_epoch
@@ -134,7 +158,7 @@ class ShareSnapshotValue(GeneratedStruct):
         self.delivery_complete_count = delivery_complete_count
         self.create_timestamp = create_timestamp
         self.write_timestamp = write_timestamp
-        self.state_batches = [] if state_batches is None else state_batches
+        self.state_batches = [] if state_batches is DEFAULT else state_batches
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -299,7 +323,7 @@ def _write_ShareSnapshotValue_v0(value: ShareSnapshotValue, out: bytearray) -> N
         field = "state_batches[]"
         state_batches_items = value.state_batches
         if state_batches_items is None:
-            raise EncodeError("field state_batches is null but not nullable at this version")
+                raise EncodeError("field state_batches is null, which ShareSnapshotValue version 0 does not allow (never nullable)")
         elif len(state_batches_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_batches_items) + 1)
             for state_batches_item in state_batches_items:

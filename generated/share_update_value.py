@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -31,20 +31,27 @@ _pack_ShareUpdateValue_delivery_complete_count = struct.Struct(">i").pack
 class StateBatch(GeneratedStruct):
     """Ranges of offsets whose delivery state changed."""
 
-    __slots__ = ("first_offset", "last_offset", "delivery_state", "delivery_count", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "first_offset": 'First offset of the range.',
+        "last_offset": 'Last offset of the range (inclusive).',
+        "delivery_state": 'Delivery state code of the range (0 available, 2 acknowledged, 4 archived).',
+        "delivery_count": 'How many times the range has been delivered.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StateBatch"
     VALID_VERSIONS = (0, 0)
 
-    # First offset of the range.
     first_offset: int  # versions 0+
-    # Last offset of the range (inclusive).
+    """First offset of the range."""
     last_offset: int  # versions 0+
-    # Delivery state code of the range (0 available, 2 acknowledged, 4 archived).
+    """Last offset of the range (inclusive)."""
     delivery_state: int  # versions 0+
-    # How many times the range has been delivered.
+    """Delivery state code of the range (0 available, 2 acknowledged, 4 archived)."""
     delivery_count: int  # versions 0+
+    """How many times the range has been delivered."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -55,6 +62,8 @@ class StateBatch(GeneratedStruct):
         delivery_count: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.delivery_state = delivery_state
@@ -88,25 +97,35 @@ class StateBatch(GeneratedStruct):
 class ShareUpdateValue(GeneratedStruct):
     """Kafka's ShareUpdateValue (coordinator-value, apiKey 1), versions 0, flexible versions 0+."""
 
-    __slots__ = ("snapshot_epoch", "leader_epoch", "start_offset", "delivery_complete_count", "state_batches", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "snapshot_epoch": 'Epoch of the snapshot this update applies on top of.',
+        "leader_epoch": 'Leader epoch of the share-partition when the update was made.',
+        "start_offset": 'New first tracked offset, or -1 when it did not move.',
+        "delivery_complete_count": 'How many offsets at or after StartOffset are done with delivery, -1 when unknown.',
+        "state_batches": 'Ranges of offsets whose delivery state changed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ShareUpdateValue"
     API_KEY: int | None = 1
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Epoch of the snapshot this update applies on top of.
     snapshot_epoch: int  # versions 0+
-    # Leader epoch of the share-partition when the update was made.
+    """Epoch of the snapshot this update applies on top of."""
     leader_epoch: int  # versions 0+
-    # New first tracked offset, or -1 when it did not move.
+    """Leader epoch of the share-partition when the update was made."""
     start_offset: int  # versions 0+
-    # How many offsets at or after StartOffset are done with delivery, -1 when unknown.
+    """New first tracked offset, or -1 when it did not move."""
     delivery_complete_count: int  # versions 0+, tag 0
-    # Ranges of offsets whose delivery state changed.
+    """How many offsets at or after StartOffset are done with delivery, -1 when unknown."""
     state_batches: list[StateBatch]  # versions 0+
+    """Ranges of offsets whose delivery state changed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -115,14 +134,16 @@ class ShareUpdateValue(GeneratedStruct):
         leader_epoch: int = 0,
         start_offset: int = 0,
         delivery_complete_count: int = -1,
-        state_batches: list[StateBatch] | None = None,
+        state_batches: list[StateBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.snapshot_epoch = snapshot_epoch
         self.leader_epoch = leader_epoch
         self.start_offset = start_offset
         self.delivery_complete_count = delivery_complete_count
-        self.state_batches = [] if state_batches is None else state_batches
+        self.state_batches = [] if state_batches is DEFAULT else state_batches
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -281,7 +302,7 @@ def _write_ShareUpdateValue_v0(value: ShareUpdateValue, out: bytearray) -> None:
         field = "state_batches[]"
         state_batches_items = value.state_batches
         if state_batches_items is None:
-            raise EncodeError("field state_batches is null but not nullable at this version")
+                raise EncodeError("field state_batches is null, which ShareUpdateValue version 0 does not allow (never nullable)")
         elif len(state_batches_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_batches_items) + 1)
             for state_batches_item in state_batches_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,17 +26,23 @@ _pack_SnapshotFooterRecord_version = struct.Struct(">h").pack
 class SnapshotFooterRecord(GeneratedStruct):
     """Kafka's SnapshotFooterRecord (data), versions 0, flexible versions 0+."""
 
-    __slots__ = ("version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "version": 'Version of the footer body (0).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SnapshotFooterRecord"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Version of the footer body (0).
     version: int  # versions 0+
+    """Version of the footer body (0)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -44,6 +50,8 @@ class SnapshotFooterRecord(GeneratedStruct):
         version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.version = version
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -39,16 +39,21 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class StopReplicaPartitionV0(GeneratedStruct):
     """Partitions to stop, each naming its topic (v0 layout)."""
 
-    __slots__ = ("topic_name", "partition_index", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partition in this entry belongs to.',
+        "partition_index": 'Index of the partition within the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StopReplicaPartitionV0"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partition in this entry belongs to.
     topic_name: str  # version 0
-    # Index of the partition within the topic.
+    """Name of the topic the partition in this entry belongs to."""
     partition_index: int  # version 0
+    """Index of the partition within the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -57,6 +62,8 @@ class StopReplicaPartitionV0(GeneratedStruct):
         partition_index: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -84,26 +91,33 @@ class StopReplicaPartitionV0(GeneratedStruct):
 class StopReplicaTopicV1(GeneratedStruct):
     """Partitions to stop, grouped by topic (v1-v2 layout)."""
 
-    __slots__ = ("name", "partition_indexes", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partition_indexes": 'Indexes of the partitions of this topic to stop.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StopReplicaTopicV1"
     VALID_VERSIONS = (1, 2)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 1-2
-    # Indexes of the partitions of this topic to stop.
+    """Name of the topic the partitions in this entry belong to."""
     partition_indexes: list[int]  # versions 1-2
+    """Indexes of the partitions of this topic to stop."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partition_indexes: list[int] | None = None,
+        partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -129,19 +143,25 @@ class StopReplicaTopicV1(GeneratedStruct):
 class StopReplicaPartitionState(GeneratedStruct):
     """State of each partition of this topic to stop."""
 
-    __slots__ = ("partition_index", "leader_epoch", "delete_partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "leader_epoch": 'Leader epoch the controller holds for the partition, or -1; a broker with a newer epoch answers FENCED_LEADER_EPOCH.',
+        "delete_partition": 'Whether this replica is deleted as well as stopped.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StopReplicaPartitionState"
     VALID_VERSIONS = (3, 4)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 3+
-    # Leader epoch the controller holds for the partition, or -1; a broker with a newer epoch
-    # answers FENCED_LEADER_EPOCH.
+    """Index of the partition within the topic."""
     leader_epoch: int  # versions 3+
-    # Whether this replica is deleted as well as stopped.
+    """Leader epoch the controller holds for the partition, or -1; a broker with a newer epoch
+    answers FENCED_LEADER_EPOCH."""
     delete_partition: bool  # versions 3+
+    """Whether this replica is deleted as well as stopped."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -151,6 +171,8 @@ class StopReplicaPartitionState(GeneratedStruct):
         delete_partition: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.leader_epoch = leader_epoch
         self.delete_partition = delete_partition
@@ -181,26 +203,33 @@ class StopReplicaPartitionState(GeneratedStruct):
 class StopReplicaTopicState(GeneratedStruct):
     """Partitions to stop with their state, grouped by topic (v3 on)."""
 
-    __slots__ = ("topic_name", "partition_states", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "partition_states": 'State of each partition of this topic to stop.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StopReplicaTopicState"
     VALID_VERSIONS = (3, 4)
 
-    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 3+
-    # State of each partition of this topic to stop.
+    """Name of the topic the partitions in this entry belong to."""
     partition_states: list[StopReplicaPartitionState]  # versions 3+
+    """State of each partition of this topic to stop."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partition_states: list[StopReplicaPartitionState] | None = None,
+        partition_states: list[StopReplicaPartitionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partition_states = [] if partition_states is None else partition_states
+        self.partition_states = [] if partition_states is DEFAULT else partition_states
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -226,33 +255,47 @@ class StopReplicaTopicState(GeneratedStruct):
 class StopReplicaRequest(GeneratedStruct):
     """Kafka's StopReplicaRequest (request, apiKey 5), versions 0-4, flexible versions 2+."""
 
-    __slots__ = ("controller_id", "is_kraft_controller", "controller_epoch", "broker_epoch", "delete_partitions", "ungrouped_partitions", "topics", "topic_states", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "controller_id": 'Broker id of the controller sending the request (a KRaft controller id when isKRaftController is set).',
+        "is_kraft_controller": 'True when a KRaft controller sends it during a ZooKeeper migration.',
+        "controller_epoch": 'Epoch of the sending controller; a broker ignores older ones.',
+        "broker_epoch": "Epoch of the receiving broker's registration the controller knows, or -1; a stale epoch is refused.",
+        "delete_partitions": 'Whether the replicas are deleted as well as stopped (one flag for all, up to v2).',
+        "ungrouped_partitions": 'Partitions to stop, each naming its topic (v0 layout).',
+        "topics": 'Partitions to stop, grouped by topic (v1-v2 layout).',
+        "topic_states": 'Partitions to stop with their state, grouped by topic (v3 on).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StopReplicaRequest"
     API_KEY: int | None = 5
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"zkBroker"})
 
-    # Broker id of the controller sending the request (a KRaft controller id when isKRaftController
-    # is set).
     controller_id: int  # versions 0+
-    # True when a KRaft controller sends it during a ZooKeeper migration.
+    """Broker id of the controller sending the request (a KRaft controller id when
+    isKRaftController is set)."""
     is_kraft_controller: bool  # versions 4+
-    # Epoch of the sending controller; a broker ignores older ones.
+    """True when a KRaft controller sends it during a ZooKeeper migration."""
     controller_epoch: int  # versions 0+
-    # Epoch of the receiving broker's registration the controller knows, or -1; a stale epoch is
-    # refused.
+    """Epoch of the sending controller; a broker ignores older ones."""
     broker_epoch: int  # versions 1+, ignorable
-    # Whether the replicas are deleted as well as stopped (one flag for all, up to v2).
+    """Epoch of the receiving broker's registration the controller knows, or -1; a stale epoch is
+    refused."""
     delete_partitions: bool  # versions 0-2
-    # Partitions to stop, each naming its topic (v0 layout).
+    """Whether the replicas are deleted as well as stopped (one flag for all, up to v2)."""
     ungrouped_partitions: list[StopReplicaPartitionV0]  # version 0
-    # Partitions to stop, grouped by topic (v1-v2 layout).
+    """Partitions to stop, each naming its topic (v0 layout)."""
     topics: list[StopReplicaTopicV1]  # versions 1-2
-    # Partitions to stop with their state, grouped by topic (v3 on).
+    """Partitions to stop, grouped by topic (v1-v2 layout)."""
     topic_states: list[StopReplicaTopicState]  # versions 3+
+    """Partitions to stop with their state, grouped by topic (v3 on)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -262,19 +305,21 @@ class StopReplicaRequest(GeneratedStruct):
         controller_epoch: int = 0,
         broker_epoch: int = -1,
         delete_partitions: bool = False,
-        ungrouped_partitions: list[StopReplicaPartitionV0] | None = None,
-        topics: list[StopReplicaTopicV1] | None = None,
-        topic_states: list[StopReplicaTopicState] | None = None,
+        ungrouped_partitions: list[StopReplicaPartitionV0] = DEFAULT,
+        topics: list[StopReplicaTopicV1] = DEFAULT,
+        topic_states: list[StopReplicaTopicState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.controller_id = controller_id
         self.is_kraft_controller = is_kraft_controller
         self.controller_epoch = controller_epoch
         self.broker_epoch = broker_epoch
         self.delete_partitions = delete_partitions
-        self.ungrouped_partitions = [] if ungrouped_partitions is None else ungrouped_partitions
-        self.topics = [] if topics is None else topics
-        self.topic_states = [] if topic_states is None else topic_states
+        self.ungrouped_partitions = [] if ungrouped_partitions is DEFAULT else ungrouped_partitions
+        self.topics = [] if topics is DEFAULT else topics
+        self.topic_states = [] if topic_states is DEFAULT else topic_states
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -335,7 +380,7 @@ def _write_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0, out: bytearray)
     try:
         field = "topic_name"
         if v0.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which StopReplicaPartitionV0 version 0 does not allow (never nullable)")
         _w.write_string(out, v0.topic_name)
         field = "partition_index"
         out += _pack_StopReplicaPartitionV0_partition_index(v0.partition_index)
@@ -377,12 +422,12 @@ def _write_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1, out: bytearray) -> None
     try:
         field = "name"
         if v1.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)")
         _w.write_string(out, v1.name)
         field = "partition_indexes"
         partition_indexes_items = v1.partition_indexes
         if partition_indexes_items is None:
-            raise EncodeError("field partition_indexes is null but not nullable at this version")
+                raise EncodeError("field partition_indexes is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_indexes_items), False)
             _w.write_fixed_array(out, partition_indexes_items, "i")
@@ -453,7 +498,7 @@ def _write_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1, out: bytearray) -> None
     try:
         field = "name"
         if v1.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
         name_utf8 = v1.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -463,7 +508,7 @@ def _write_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1, out: bytearray) -> None
         field = "partition_indexes"
         partition_indexes_items = v1.partition_indexes
         if partition_indexes_items is None:
-            raise EncodeError("field partition_indexes is null but not nullable at this version")
+                raise EncodeError("field partition_indexes is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
         elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_indexes_items) + 1)
             out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
@@ -606,7 +651,7 @@ def _write_StopReplicaTopicState_v3_4(state: StopReplicaTopicState, out: bytearr
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
         topic_name_utf8 = state.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -616,7 +661,7 @@ def _write_StopReplicaTopicState_v3_4(state: StopReplicaTopicState, out: bytearr
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
-            raise EncodeError("field partition_states is null but not nullable at this version")
+                raise EncodeError("field partition_states is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
         elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_states_items) + 1)
             for partition_states_item in partition_states_items:
@@ -710,7 +755,7 @@ def _write_StopReplicaRequest_v0(request: StopReplicaRequest, out: bytearray) ->
         field = "ungrouped_partitions[]"
         ungrouped_partitions_items = request.ungrouped_partitions
         if ungrouped_partitions_items is None:
-            raise EncodeError("field ungrouped_partitions is null but not nullable at this version")
+                raise EncodeError("field ungrouped_partitions is null, which StopReplicaRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(ungrouped_partitions_items), False)
             for ungrouped_partitions_item in ungrouped_partitions_items:
@@ -792,7 +837,7 @@ def _write_StopReplicaRequest_v1(request: StopReplicaRequest, out: bytearray) ->
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which StopReplicaRequest version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -909,7 +954,7 @@ def _write_StopReplicaRequest_v2(request: StopReplicaRequest, out: bytearray) ->
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which StopReplicaRequest version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1058,7 +1103,7 @@ def _write_StopReplicaRequest_v3(request: StopReplicaRequest, out: bytearray) ->
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which StopReplicaRequest version 3 does not allow (never nullable)")
         elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_states_items) + 1)
             for topic_states_item in topic_states_items:
@@ -1204,7 +1249,7 @@ def _write_StopReplicaRequest_v4(request: StopReplicaRequest, out: bytearray) ->
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which StopReplicaRequest version 4 does not allow (never nullable)")
         elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_states_items) + 1)
             for topic_states_item in topic_states_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,19 +28,25 @@ _pack_StopReplicaResponse_error_code = struct.Struct(">h").pack
 class StopReplicaPartitionError(GeneratedStruct):
     """Outcome for each partition of the request."""
 
-    __slots__ = ("topic_name", "partition_index", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partition in this entry belongs to.',
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 when the replica was stopped; for example FENCED_LEADER_EPOCH or KAFKA_STORAGE_ERROR.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StopReplicaPartitionError"
     VALID_VERSIONS = (0, 4)
 
-    # Name of the topic the partition in this entry belongs to.
     topic_name: str  # versions 0+
-    # Index of the partition within the topic.
+    """Name of the topic the partition in this entry belongs to."""
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 when the replica was stopped; for example FENCED_LEADER_EPOCH or
-    # KAFKA_STORAGE_ERROR.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
+    """Outcome for this partition, 0 when the replica was stopped; for example
+    FENCED_LEADER_EPOCH or KAFKA_STORAGE_ERROR."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +56,8 @@ class StopReplicaPartitionError(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.error_code = error_code
@@ -80,30 +88,39 @@ class StopReplicaPartitionError(GeneratedStruct):
 class StopReplicaResponse(GeneratedStruct):
     """Kafka's StopReplicaResponse (response, apiKey 5), versions 0-4, flexible versions 2+."""
 
-    __slots__ = ("error_code", "partition_errors", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or STALE_BROKER_EPOCH.',
+        "partition_errors": 'Outcome for each partition of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StopReplicaResponse"
     API_KEY: int | None = 5
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 4)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 4)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or
-    # STALE_BROKER_EPOCH.
     error_code: int  # versions 0+
-    # Outcome for each partition of the request.
+    """Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or
+    STALE_BROKER_EPOCH."""
     partition_errors: list[StopReplicaPartitionError]  # versions 0+
+    """Outcome for each partition of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
-        partition_errors: list[StopReplicaPartitionError] | None = None,
+        partition_errors: list[StopReplicaPartitionError] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
-        self.partition_errors = [] if partition_errors is None else partition_errors
+        self.partition_errors = [] if partition_errors is DEFAULT else partition_errors
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -152,7 +169,7 @@ def _write_StopReplicaPartitionError_v0_1(stop_replica_partition_error: StopRepl
     try:
         field = "topic_name"
         if stop_replica_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which StopReplicaPartitionError versions 0-1 do not allow (never nullable)")
         _w.write_string(out, stop_replica_partition_error.topic_name)
         field = "partition_index, error_code"
         out += _pack_StopReplicaPartitionError_partition_index_error_code(stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code)
@@ -205,7 +222,7 @@ def _write_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopRepl
     try:
         field = "topic_name"
         if stop_replica_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which StopReplicaPartitionError versions 2-4 do not allow (never nullable)")
         topic_name_utf8 = stop_replica_partition_error.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -284,7 +301,7 @@ def _write_StopReplicaResponse_v0_1(response: StopReplicaResponse, out: bytearra
         field = "partition_errors[]"
         partition_errors_items = response.partition_errors
         if partition_errors_items is None:
-            raise EncodeError("field partition_errors is null but not nullable at this version")
+                raise EncodeError("field partition_errors is null, which StopReplicaResponse versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_errors_items), False)
             for partition_errors_item in partition_errors_items:
@@ -382,7 +399,7 @@ def _write_StopReplicaResponse_v2_4(response: StopReplicaResponse, out: bytearra
         field = "partition_errors[]"
         partition_errors_items = response.partition_errors
         if partition_errors_items is None:
-            raise EncodeError("field partition_errors is null but not nullable at this version")
+                raise EncodeError("field partition_errors is null, which StopReplicaResponse versions 2-4 do not allow (never nullable)")
         elif len(partition_errors_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_errors_items) + 1)
             for partition_errors_item in partition_errors_items:

@@ -15,26 +15,33 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class StreamsGroupCurrentMemberAssignmentKey(GeneratedStruct):
     """Kafka's StreamsGroupCurrentMemberAssignmentKey (coordinator-key, apiKey 22), versions 0,
     flexible versions none."""
 
-    __slots__ = ("group_id", "member_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the streams group; with MemberId it identifies the record.',
+        "member_id": 'Id of the member whose assignment the value holds.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StreamsGroupCurrentMemberAssignmentKey"
     API_KEY: int | None = 22
     MESSAGE_TYPE = "coordinator-key"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Id of the streams group; with MemberId it identifies the record.
     group_id: str  # version 0
-    # Id of the member whose assignment the value holds.
+    """Id of the streams group; with MemberId it identifies the record."""
     member_id: str  # version 0
+    """Id of the member whose assignment the value holds."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -43,6 +50,8 @@ class StreamsGroupCurrentMemberAssignmentKey(GeneratedStruct):
         member_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.member_id = member_id
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -92,11 +101,11 @@ def _write_StreamsGroupCurrentMemberAssignmentKey_v0(key: StreamsGroupCurrentMem
     try:
         field = "group_id"
         if key.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which StreamsGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.group_id)
         field = "member_id"
         if key.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which StreamsGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.member_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None

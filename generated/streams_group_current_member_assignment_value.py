@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,31 +28,39 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupCurrentMemberAssignmentValue."""
 
-    __slots__ = ("subtopology_id", "partitions", "assignment_epochs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology the tasks belong to.',
+        "partitions": 'Input partitions of that subtopology, one task each.',
+        "assignment_epochs": 'For active tasks: the epoch at which each partition (same order as Partitions) was given to the member, so offset commits from a member that lost it can be fenced; null otherwise.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
-    # Input partitions of that subtopology, one task each.
+    """Id of the subtopology the tasks belong to."""
     partitions: list[int]  # versions 0+
-    # For active tasks: the epoch at which each partition (same order as Partitions) was given to
-    # the member, so offset commits from a member that lost it can be fenced; null otherwise.
+    """Input partitions of that subtopology, one task each."""
     assignment_epochs: list[int] | None  # versions 0+, nullable, tag 0
+    """For active tasks: the epoch at which each partition (same order as Partitions) was given
+    to the member, so offset commits from a member that lost it can be fenced; null otherwise."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         subtopology_id: str = '',
-        partitions: list[int] | None = None,
-        assignment_epochs: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
+        assignment_epochs: list[int] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
-        self.partitions = [] if partitions is None else partitions
-        self.assignment_epochs = [] if assignment_epochs is None else assignment_epochs
+        self.partitions = [] if partitions is DEFAULT else partitions
+        self.assignment_epochs = [] if assignment_epochs is DEFAULT else assignment_epochs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -81,34 +89,48 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
     """Kafka's StreamsGroupCurrentMemberAssignmentValue (coordinator-value, apiKey 22), versions 0,
     flexible versions 0+."""
 
-    __slots__ = ("member_epoch", "previous_member_epoch", "state", "active_tasks", "standby_tasks", "warmup_tasks", "active_tasks_pending_revocation", "standby_tasks_pending_revocation", "warmup_tasks_pending_revocation", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_epoch": 'Epoch the member must send in its next heartbeat.',
+        "previous_member_epoch": 'Epoch before the last bump, still accepted in case the bump never reached the member.',
+        "state": 'Reconciliation state of the member: 0 stable, 1 still has tasks to revoke, 2 waiting for tasks other members must release.',
+        "active_tasks": 'Active tasks the member runs, by subtopology.',
+        "standby_tasks": 'Standby tasks (state-store replicas) the member keeps, by subtopology.',
+        "warmup_tasks": 'Warm-up tasks the member restores state for before it takes them over, by subtopology.',
+        "active_tasks_pending_revocation": 'Active tasks the member still has to give up.',
+        "standby_tasks_pending_revocation": 'Standby tasks the member still has to give up.',
+        "warmup_tasks_pending_revocation": 'Warm-up tasks the member still has to give up.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StreamsGroupCurrentMemberAssignmentValue"
     API_KEY: int | None = 22
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Epoch the member must send in its next heartbeat.
     member_epoch: int  # versions 0+
-    # Epoch before the last bump, still accepted in case the bump never reached the member.
+    """Epoch the member must send in its next heartbeat."""
     previous_member_epoch: int  # versions 0+
-    # Reconciliation state of the member: 0 stable, 1 still has tasks to revoke, 2 waiting for tasks
-    # other members must release.
+    """Epoch before the last bump, still accepted in case the bump never reached the member."""
     state: int  # versions 0+
-    # Active tasks the member runs, by subtopology.
+    """Reconciliation state of the member: 0 stable, 1 still has tasks to revoke, 2 waiting for
+    tasks other members must release."""
     active_tasks: list[TaskIds]  # versions 0+
-    # Standby tasks (state-store replicas) the member keeps, by subtopology.
+    """Active tasks the member runs, by subtopology."""
     standby_tasks: list[TaskIds]  # versions 0+
-    # Warm-up tasks the member restores state for before it takes them over, by subtopology.
+    """Standby tasks (state-store replicas) the member keeps, by subtopology."""
     warmup_tasks: list[TaskIds]  # versions 0+
-    # Active tasks the member still has to give up.
+    """Warm-up tasks the member restores state for before it takes them over, by subtopology."""
     active_tasks_pending_revocation: list[TaskIds]  # versions 0+
-    # Standby tasks the member still has to give up.
+    """Active tasks the member still has to give up."""
     standby_tasks_pending_revocation: list[TaskIds]  # versions 0+
-    # Warm-up tasks the member still has to give up.
+    """Standby tasks the member still has to give up."""
     warmup_tasks_pending_revocation: list[TaskIds]  # versions 0+
+    """Warm-up tasks the member still has to give up."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -116,23 +138,25 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
         member_epoch: int = 0,
         previous_member_epoch: int = 0,
         state: int = 0,
-        active_tasks: list[TaskIds] | None = None,
-        standby_tasks: list[TaskIds] | None = None,
-        warmup_tasks: list[TaskIds] | None = None,
-        active_tasks_pending_revocation: list[TaskIds] | None = None,
-        standby_tasks_pending_revocation: list[TaskIds] | None = None,
-        warmup_tasks_pending_revocation: list[TaskIds] | None = None,
+        active_tasks: list[TaskIds] = DEFAULT,
+        standby_tasks: list[TaskIds] = DEFAULT,
+        warmup_tasks: list[TaskIds] = DEFAULT,
+        active_tasks_pending_revocation: list[TaskIds] = DEFAULT,
+        standby_tasks_pending_revocation: list[TaskIds] = DEFAULT,
+        warmup_tasks_pending_revocation: list[TaskIds] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_epoch = member_epoch
         self.previous_member_epoch = previous_member_epoch
         self.state = state
-        self.active_tasks = [] if active_tasks is None else active_tasks
-        self.standby_tasks = [] if standby_tasks is None else standby_tasks
-        self.warmup_tasks = [] if warmup_tasks is None else warmup_tasks
-        self.active_tasks_pending_revocation = [] if active_tasks_pending_revocation is None else active_tasks_pending_revocation
-        self.standby_tasks_pending_revocation = [] if standby_tasks_pending_revocation is None else standby_tasks_pending_revocation
-        self.warmup_tasks_pending_revocation = [] if warmup_tasks_pending_revocation is None else warmup_tasks_pending_revocation
+        self.active_tasks = [] if active_tasks is DEFAULT else active_tasks
+        self.standby_tasks = [] if standby_tasks is DEFAULT else standby_tasks
+        self.warmup_tasks = [] if warmup_tasks is DEFAULT else warmup_tasks
+        self.active_tasks_pending_revocation = [] if active_tasks_pending_revocation is DEFAULT else active_tasks_pending_revocation
+        self.standby_tasks_pending_revocation = [] if standby_tasks_pending_revocation is DEFAULT else standby_tasks_pending_revocation
+        self.warmup_tasks_pending_revocation = [] if warmup_tasks_pending_revocation is DEFAULT else warmup_tasks_pending_revocation
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -256,7 +280,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
         subtopology_id_utf8 = ids.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -266,7 +290,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         field = "partitions"
         partitions_items = ids.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -916,7 +940,7 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         field = "active_tasks[]"
         active_tasks_items = value.active_tasks
         if active_tasks_items is None:
-            raise EncodeError("field active_tasks is null but not nullable at this version")
+                raise EncodeError("field active_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
         elif len(active_tasks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(active_tasks_items) + 1)
             for active_tasks_item in active_tasks_items:
@@ -928,7 +952,7 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         field = "standby_tasks[]"
         standby_tasks_items = value.standby_tasks
         if standby_tasks_items is None:
-            raise EncodeError("field standby_tasks is null but not nullable at this version")
+                raise EncodeError("field standby_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
         elif len(standby_tasks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(standby_tasks_items) + 1)
             for standby_tasks_item in standby_tasks_items:
@@ -940,7 +964,7 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         field = "warmup_tasks[]"
         warmup_tasks_items = value.warmup_tasks
         if warmup_tasks_items is None:
-            raise EncodeError("field warmup_tasks is null but not nullable at this version")
+                raise EncodeError("field warmup_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
         elif len(warmup_tasks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(warmup_tasks_items) + 1)
             for warmup_tasks_item in warmup_tasks_items:
@@ -952,7 +976,7 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         field = "active_tasks_pending_revocation[]"
         active_tasks_pending_revocation_items = value.active_tasks_pending_revocation
         if active_tasks_pending_revocation_items is None:
-            raise EncodeError("field active_tasks_pending_revocation is null but not nullable at this version")
+                raise EncodeError("field active_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
         elif len(active_tasks_pending_revocation_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(active_tasks_pending_revocation_items) + 1)
             for active_tasks_pending_revocation_item in active_tasks_pending_revocation_items:
@@ -964,7 +988,7 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         field = "standby_tasks_pending_revocation[]"
         standby_tasks_pending_revocation_items = value.standby_tasks_pending_revocation
         if standby_tasks_pending_revocation_items is None:
-            raise EncodeError("field standby_tasks_pending_revocation is null but not nullable at this version")
+                raise EncodeError("field standby_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
         elif len(standby_tasks_pending_revocation_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(standby_tasks_pending_revocation_items) + 1)
             for standby_tasks_pending_revocation_item in standby_tasks_pending_revocation_items:
@@ -976,7 +1000,7 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         field = "warmup_tasks_pending_revocation[]"
         warmup_tasks_pending_revocation_items = value.warmup_tasks_pending_revocation
         if warmup_tasks_pending_revocation_items is None:
-            raise EncodeError("field warmup_tasks_pending_revocation is null but not nullable at this version")
+                raise EncodeError("field warmup_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
         elif len(warmup_tasks_pending_revocation_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(warmup_tasks_pending_revocation_items) + 1)
             for warmup_tasks_pending_revocation_item in warmup_tasks_pending_revocation_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -48,16 +48,21 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class Endpoint(GeneratedStruct):
     """The Endpoint structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = ("host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "host": 'Host name or IP address of the interactive-query endpoint.',
+        "port": 'TCP port of the interactive-query endpoint.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Host name or IP address of the interactive-query endpoint.
     host: str  # versions 0+
-    # TCP port of the interactive-query endpoint.
+    """Host name or IP address of the interactive-query endpoint."""
     port: int  # versions 0+
+    """TCP port of the interactive-query endpoint."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -66,6 +71,8 @@ class Endpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -93,18 +100,24 @@ class Endpoint(GeneratedStruct):
 class TaskOffset(GeneratedStruct):
     """The TaskOffset structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = ("subtopology_id", "partition", "offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology of the task.',
+        "partition": 'Partition (task number) of the task within its subtopology.',
+        "offset": "Offset in the task's changelog.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TaskOffset"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology of the task.
     subtopology_id: str  # versions 0+
-    # Partition (task number) of the task within its subtopology.
+    """Id of the subtopology of the task."""
     partition: int  # versions 0+
-    # Offset in the task's changelog.
+    """Partition (task number) of the task within its subtopology."""
     offset: int  # versions 0+
+    """Offset in the task's changelog."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -114,6 +127,8 @@ class TaskOffset(GeneratedStruct):
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
         self.partition = partition
         self.offset = offset
@@ -144,26 +159,33 @@ class TaskOffset(GeneratedStruct):
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = ("subtopology_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology the tasks belong to.',
+        "partitions": "Partitions of that subtopology's input whose tasks are meant.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
-    # Partitions of that subtopology's input whose tasks are meant.
+    """Id of the subtopology the tasks belong to."""
     partitions: list[int]  # versions 0+
+    """Partitions of that subtopology's input whose tasks are meant."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         subtopology_id: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -189,30 +211,38 @@ class TaskIds(GeneratedStruct):
 class Assignment(GeneratedStruct):
     """The Assignment structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = ("active_tasks", "standby_tasks", "warmup_tasks", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "active_tasks": 'Active tasks of the member, by subtopology.',
+        "standby_tasks": 'Standby tasks (state-store replicas), by subtopology.',
+        "warmup_tasks": 'Warm-up tasks restoring state before being taken over, by subtopology.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Assignment"
     VALID_VERSIONS = (0, 0)
 
-    # Active tasks of the member, by subtopology.
     active_tasks: list[TaskIds]  # versions 0+
-    # Standby tasks (state-store replicas), by subtopology.
+    """Active tasks of the member, by subtopology."""
     standby_tasks: list[TaskIds]  # versions 0+
-    # Warm-up tasks restoring state before being taken over, by subtopology.
+    """Standby tasks (state-store replicas), by subtopology."""
     warmup_tasks: list[TaskIds]  # versions 0+
+    """Warm-up tasks restoring state before being taken over, by subtopology."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        active_tasks: list[TaskIds] | None = None,
-        standby_tasks: list[TaskIds] | None = None,
-        warmup_tasks: list[TaskIds] | None = None,
+        active_tasks: list[TaskIds] = DEFAULT,
+        standby_tasks: list[TaskIds] = DEFAULT,
+        warmup_tasks: list[TaskIds] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.active_tasks = [] if active_tasks is None else active_tasks
-        self.standby_tasks = [] if standby_tasks is None else standby_tasks
-        self.warmup_tasks = [] if warmup_tasks is None else warmup_tasks
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.active_tasks = [] if active_tasks is DEFAULT else active_tasks
+        self.standby_tasks = [] if standby_tasks is DEFAULT else standby_tasks
+        self.warmup_tasks = [] if warmup_tasks is DEFAULT else warmup_tasks
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -240,16 +270,21 @@ class Assignment(GeneratedStruct):
 class KeyValue(GeneratedStruct):
     """The KeyValue structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = ("key", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'Name of the tag or setting.',
+        "value": 'Value of the tag or setting.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "KeyValue"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the tag or setting.
     key: str  # versions 0+
-    # Value of the tag or setting.
+    """Name of the tag or setting."""
     value: str  # versions 0+
+    """Value of the tag or setting."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -258,6 +293,8 @@ class KeyValue(GeneratedStruct):
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -285,20 +322,27 @@ class KeyValue(GeneratedStruct):
 class TopicInfo(GeneratedStruct):
     """The TopicInfo structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = ("name", "partitions", "replication_factor", "topic_configs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the internal topic.',
+        "partitions": 'Partition count the topic needs, or 0 when any will do.',
+        "replication_factor": "Replication factor of the topic, or 0 for the broker's default.",
+        "topic_configs": 'Topic configs the topic is to be created with.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the internal topic.
     name: str  # versions 0+
-    # Partition count the topic needs, or 0 when any will do.
+    """Name of the internal topic."""
     partitions: int  # versions 0+
-    # Replication factor of the topic, or 0 for the broker's default.
+    """Partition count the topic needs, or 0 when any will do."""
     replication_factor: int  # versions 0+
-    # Topic configs the topic is to be created with.
+    """Replication factor of the topic, or 0 for the broker's default."""
     topic_configs: list[KeyValue]  # versions 0+
+    """Topic configs the topic is to be created with."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -306,13 +350,15 @@ class TopicInfo(GeneratedStruct):
         name: str = '',
         partitions: int = 0,
         replication_factor: int = 0,
-        topic_configs: list[KeyValue] | None = None,
+        topic_configs: list[KeyValue] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.partitions = partitions
         self.replication_factor = replication_factor
-        self.topic_configs = [] if topic_configs is None else topic_configs
+        self.topic_configs = [] if topic_configs is DEFAULT else topic_configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -343,38 +389,48 @@ class Subtopology(GeneratedStruct):
     """Independent parts of the topology, each processing its own input partitions; null when not
     known."""
 
-    __slots__ = ("subtopology_id", "source_topics", "repartition_sink_topics", "state_changelog_topics", "repartition_source_topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology, derived from the topology.',
+        "source_topics": 'Topics the subtopology reads, by name.',
+        "repartition_sink_topics": 'Internal repartition topics the subtopology produces to.',
+        "state_changelog_topics": "Changelog topics of the subtopology's state stores.",
+        "repartition_source_topics": 'Repartition topics the subtopology reads.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Subtopology"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology, derived from the topology.
     subtopology_id: str  # versions 0+
-    # Topics the subtopology reads, by name.
+    """Id of the subtopology, derived from the topology."""
     source_topics: list[str]  # versions 0+
-    # Internal repartition topics the subtopology produces to.
+    """Topics the subtopology reads, by name."""
     repartition_sink_topics: list[str]  # versions 0+
-    # Changelog topics of the subtopology's state stores.
+    """Internal repartition topics the subtopology produces to."""
     state_changelog_topics: list[TopicInfo]  # versions 0+
-    # Repartition topics the subtopology reads.
+    """Changelog topics of the subtopology's state stores."""
     repartition_source_topics: list[TopicInfo]  # versions 0+
+    """Repartition topics the subtopology reads."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         subtopology_id: str = '',
-        source_topics: list[str] | None = None,
-        repartition_sink_topics: list[str] | None = None,
-        state_changelog_topics: list[TopicInfo] | None = None,
-        repartition_source_topics: list[TopicInfo] | None = None,
+        source_topics: list[str] = DEFAULT,
+        repartition_sink_topics: list[str] = DEFAULT,
+        state_changelog_topics: list[TopicInfo] = DEFAULT,
+        repartition_source_topics: list[TopicInfo] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
-        self.source_topics = [] if source_topics is None else source_topics
-        self.repartition_sink_topics = [] if repartition_sink_topics is None else repartition_sink_topics
-        self.state_changelog_topics = [] if state_changelog_topics is None else state_changelog_topics
-        self.repartition_source_topics = [] if repartition_source_topics is None else repartition_source_topics
+        self.source_topics = [] if source_topics is DEFAULT else source_topics
+        self.repartition_sink_topics = [] if repartition_sink_topics is DEFAULT else repartition_sink_topics
+        self.state_changelog_topics = [] if state_changelog_topics is DEFAULT else state_changelog_topics
+        self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -406,17 +462,22 @@ class Subtopology(GeneratedStruct):
 class Topology(GeneratedStruct):
     """The group's topology, or null before one was set."""
 
-    __slots__ = ("epoch", "subtopologies", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "epoch": "Epoch of the topology, raised when the application's topology changes.",
+        "subtopologies": 'Independent parts of the topology, each processing its own input partitions; null when not known.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Topology"
     VALID_VERSIONS = (0, 0)
 
-    # Epoch of the topology, raised when the application's topology changes.
     epoch: int  # versions 0+
-    # Independent parts of the topology, each processing its own input partitions; null when not
-    # known.
+    """Epoch of the topology, raised when the application's topology changes."""
     subtopologies: list[Subtopology] | None  # versions 0+, nullable
+    """Independent parts of the topology, each processing its own input partitions; null when not
+    known."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -425,6 +486,8 @@ class Topology(GeneratedStruct):
         subtopologies: list[Subtopology] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.epoch = epoch
         self.subtopologies = subtopologies
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -452,44 +515,63 @@ class Topology(GeneratedStruct):
 class Member(GeneratedStruct):
     """Current members of the group."""
 
-    __slots__ = ("member_id", "member_epoch", "instance_id", "rack_id", "client_id", "client_host", "topology_epoch", "process_id", "user_endpoint", "client_tags", "task_offsets", "task_end_offsets", "assignment", "target_assignment", "is_classic", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_id": 'Member id the coordinator knows the member by.',
+        "member_epoch": 'Epoch the member holds, as last given by the coordinator.',
+        "instance_id": 'Static membership id of the member, or null.',
+        "rack_id": 'Rack of the member, or null.',
+        "client_id": 'Client id the member connects with.',
+        "client_host": 'Host the member connects from.',
+        "topology_epoch": 'Epoch of the topology the member runs.',
+        "process_id": 'Id of the Streams application instance (process) the member belongs to; members of one process share state directories.',
+        "user_endpoint": "Host and port of the member's application.server endpoint for interactive queries, or null.",
+        "client_tags": 'Client tags of the member (key and value), used to spread standby tasks.',
+        "task_offsets": 'Changelog offsets the member has reached for its tasks, used to pick standbys that are caught up.',
+        "task_end_offsets": "End offsets of the changelogs of the member's tasks.",
+        "assignment": 'Tasks the member runs now.',
+        "target_assignment": 'Tasks the assignor wants the member to run once reconciliation ends.',
+        "is_classic": 'Whether the member speaks the classic rebalance protocol rather than the streams one.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Member"
     VALID_VERSIONS = (0, 0)
 
-    # Member id the coordinator knows the member by.
     member_id: str  # versions 0+
-    # Epoch the member holds, as last given by the coordinator.
+    """Member id the coordinator knows the member by."""
     member_epoch: int  # versions 0+
-    # Static membership id of the member, or null.
+    """Epoch the member holds, as last given by the coordinator."""
     instance_id: str | None  # versions 0+, nullable
-    # Rack of the member, or null.
+    """Static membership id of the member, or null."""
     rack_id: str | None  # versions 0+, nullable
-    # Client id the member connects with.
+    """Rack of the member, or null."""
     client_id: str  # versions 0+
-    # Host the member connects from.
+    """Client id the member connects with."""
     client_host: str  # versions 0+
-    # Epoch of the topology the member runs.
+    """Host the member connects from."""
     topology_epoch: int  # versions 0+
-    # Id of the Streams application instance (process) the member belongs to; members of one process
-    # share state directories.
+    """Epoch of the topology the member runs."""
     process_id: str  # versions 0+
-    # Host and port of the member's application.server endpoint for interactive queries, or null.
+    """Id of the Streams application instance (process) the member belongs to; members of one
+    process share state directories."""
     user_endpoint: Endpoint | None  # versions 0+, nullable
-    # Client tags of the member (key and value), used to spread standby tasks.
+    """Host and port of the member's application.server endpoint for interactive queries, or
+    null."""
     client_tags: list[KeyValue]  # versions 0+
-    # Changelog offsets the member has reached for its tasks, used to pick standbys that are caught
-    # up.
+    """Client tags of the member (key and value), used to spread standby tasks."""
     task_offsets: list[TaskOffset]  # versions 0+
-    # End offsets of the changelogs of the member's tasks.
+    """Changelog offsets the member has reached for its tasks, used to pick standbys that are
+    caught up."""
     task_end_offsets: list[TaskOffset]  # versions 0+
-    # Tasks the member runs now.
+    """End offsets of the changelogs of the member's tasks."""
     assignment: Assignment  # versions 0+
-    # Tasks the assignor wants the member to run once reconciliation ends.
+    """Tasks the member runs now."""
     target_assignment: Assignment  # versions 0+
-    # Whether the member speaks the classic rebalance protocol rather than the streams one.
+    """Tasks the assignor wants the member to run once reconciliation ends."""
     is_classic: bool  # versions 0+
+    """Whether the member speaks the classic rebalance protocol rather than the streams one."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -503,14 +585,16 @@ class Member(GeneratedStruct):
         topology_epoch: int = 0,
         process_id: str = '',
         user_endpoint: Endpoint | None = None,
-        client_tags: list[KeyValue] | None = None,
-        task_offsets: list[TaskOffset] | None = None,
-        task_end_offsets: list[TaskOffset] | None = None,
-        assignment: Assignment | None = None,
-        target_assignment: Assignment | None = None,
+        client_tags: list[KeyValue] = DEFAULT,
+        task_offsets: list[TaskOffset] = DEFAULT,
+        task_end_offsets: list[TaskOffset] = DEFAULT,
+        assignment: Assignment = DEFAULT,
+        target_assignment: Assignment = DEFAULT,
         is_classic: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_id = member_id
         self.member_epoch = member_epoch
         self.instance_id = instance_id
@@ -520,11 +604,11 @@ class Member(GeneratedStruct):
         self.topology_epoch = topology_epoch
         self.process_id = process_id
         self.user_endpoint = user_endpoint
-        self.client_tags = [] if client_tags is None else client_tags
-        self.task_offsets = [] if task_offsets is None else task_offsets
-        self.task_end_offsets = [] if task_end_offsets is None else task_end_offsets
-        self.assignment = Assignment() if assignment is None else assignment
-        self.target_assignment = Assignment() if target_assignment is None else target_assignment
+        self.client_tags = [] if client_tags is DEFAULT else client_tags
+        self.task_offsets = [] if task_offsets is DEFAULT else task_offsets
+        self.task_end_offsets = [] if task_end_offsets is DEFAULT else task_end_offsets
+        self.assignment = Assignment() if assignment is DEFAULT else assignment
+        self.target_assignment = Assignment() if target_assignment is DEFAULT else target_assignment
         self.is_classic = is_classic
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -577,31 +661,44 @@ class Member(GeneratedStruct):
 class DescribedGroup(GeneratedStruct):
     """Description of each group asked for."""
 
-    __slots__ = ("error_code", "error_message", "group_id", "group_state", "group_epoch", "assignment_epoch", "topology", "members", "authorized_operations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.',
+        "error_message": "Text describing this group's failure for people, or null.",
+        "group_id": 'Id of the group this entry is about.',
+        "group_state": 'State of the group (for example Empty, NotReady, Assigning, Reconciling or Stable); empty on error.',
+        "group_epoch": 'Epoch of the group, bumped on every membership or topology change.',
+        "assignment_epoch": 'Group epoch at which the current target assignment was computed.',
+        "topology": "The group's topology, or null before one was set.",
+        "members": 'Current members of the group.',
+        "authorized_operations": 'Bit set of the operations the caller may perform on the group; -2147483648 when not asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "DescribedGroup"
     VALID_VERSIONS = (0, 0)
 
-    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Text describing this group's failure for people, or null.
+    """Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR."""
     error_message: str | None  # versions 0+, nullable
-    # Id of the group this entry is about.
+    """Text describing this group's failure for people, or null."""
     group_id: str  # versions 0+
-    # State of the group (for example Empty, NotReady, Assigning, Reconciling or Stable); empty on
-    # error.
+    """Id of the group this entry is about."""
     group_state: str  # versions 0+
-    # Epoch of the group, bumped on every membership or topology change.
+    """State of the group (for example Empty, NotReady, Assigning, Reconciling or Stable); empty
+    on error."""
     group_epoch: int  # versions 0+
-    # Group epoch at which the current target assignment was computed.
+    """Epoch of the group, bumped on every membership or topology change."""
     assignment_epoch: int  # versions 0+
-    # The group's topology, or null before one was set.
+    """Group epoch at which the current target assignment was computed."""
     topology: Topology | None  # versions 0+, nullable
-    # Current members of the group.
+    """The group's topology, or null before one was set."""
     members: list[Member]  # versions 0+
-    # Bit set of the operations the caller may perform on the group; -2147483648 when not asked for.
+    """Current members of the group."""
     authorized_operations: int  # versions 0+
+    """Bit set of the operations the caller may perform on the group; -2147483648 when not asked
+    for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -613,10 +710,12 @@ class DescribedGroup(GeneratedStruct):
         group_epoch: int = 0,
         assignment_epoch: int = 0,
         topology: Topology | None = None,
-        members: list[Member] | None = None,
+        members: list[Member] = DEFAULT,
         authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.error_message = error_message
         self.group_id = group_id
@@ -624,7 +723,7 @@ class DescribedGroup(GeneratedStruct):
         self.group_epoch = group_epoch
         self.assignment_epoch = assignment_epoch
         self.topology = topology
-        self.members = [] if members is None else members
+        self.members = [] if members is DEFAULT else members
         self.authorized_operations = authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -666,29 +765,38 @@ class StreamsGroupDescribeResponse(GeneratedStruct):
     """Kafka's StreamsGroupDescribeResponse (response, apiKey 89), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "groups": 'Description of each group asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StreamsGroupDescribeResponse"
     API_KEY: int | None = 89
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Description of each group asked for.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     groups: list[DescribedGroup]  # versions 0+
+    """Description of each group asked for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        groups: list[DescribedGroup] | None = None,
+        groups: list[DescribedGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -751,7 +859,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     try:
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -818,7 +926,7 @@ def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if task_offset.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)")
         subtopology_id_utf8 = task_offset.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -897,7 +1005,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
         subtopology_id_utf8 = ids.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -907,7 +1015,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         field = "partitions"
         partitions_items = ids.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -1141,7 +1249,7 @@ def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
         field = "active_tasks[]"
         active_tasks_items = assignment.active_tasks
         if active_tasks_items is None:
-            raise EncodeError("field active_tasks is null but not nullable at this version")
+                raise EncodeError("field active_tasks is null, which Assignment version 0 does not allow (never nullable)")
         elif len(active_tasks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(active_tasks_items) + 1)
             for active_tasks_item in active_tasks_items:
@@ -1153,7 +1261,7 @@ def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
         field = "standby_tasks[]"
         standby_tasks_items = assignment.standby_tasks
         if standby_tasks_items is None:
-            raise EncodeError("field standby_tasks is null but not nullable at this version")
+                raise EncodeError("field standby_tasks is null, which Assignment version 0 does not allow (never nullable)")
         elif len(standby_tasks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(standby_tasks_items) + 1)
             for standby_tasks_item in standby_tasks_items:
@@ -1165,7 +1273,7 @@ def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
         field = "warmup_tasks[]"
         warmup_tasks_items = assignment.warmup_tasks
         if warmup_tasks_items is None:
-            raise EncodeError("field warmup_tasks is null but not nullable at this version")
+                raise EncodeError("field warmup_tasks is null, which Assignment version 0 does not allow (never nullable)")
         elif len(warmup_tasks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(warmup_tasks_items) + 1)
             for warmup_tasks_item in warmup_tasks_items:
@@ -1261,7 +1369,7 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
     try:
         field = "key"
         if value.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
         key_utf8 = value.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)
@@ -1270,7 +1378,7 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
             _w.write_compact_string(out, value.key)
         field = "value"
         if value.value is None:
-            raise EncodeError("field value is null but not nullable at this version")
+            raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
         value_utf8 = value.value.encode()
         if len(value_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(value_utf8) + 1)
@@ -1392,7 +1500,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
     try:
         field = "name"
         if info.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
         name_utf8 = info.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -1404,7 +1512,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
         field = "topic_configs[]"
         topic_configs_items = info.topic_configs
         if topic_configs_items is None:
-            raise EncodeError("field topic_configs is null but not nullable at this version")
+                raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
         elif len(topic_configs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_configs_items) + 1)
             for topic_configs_item in topic_configs_items:
@@ -1721,7 +1829,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if subtopology.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
         subtopology_id_utf8 = subtopology.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -1731,7 +1839,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "source_topics"
         source_topics_items = subtopology.source_topics
         if source_topics_items is None:
-            raise EncodeError("field source_topics is null but not nullable at this version")
+                raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(source_topics_items) + 1)
             for source_topics_item in source_topics_items:
@@ -1747,7 +1855,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "repartition_sink_topics"
         repartition_sink_topics_items = subtopology.repartition_sink_topics
         if repartition_sink_topics_items is None:
-            raise EncodeError("field repartition_sink_topics is null but not nullable at this version")
+                raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(repartition_sink_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(repartition_sink_topics_items) + 1)
             for repartition_sink_topics_item in repartition_sink_topics_items:
@@ -1763,7 +1871,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "state_changelog_topics[]"
         state_changelog_topics_items = subtopology.state_changelog_topics
         if state_changelog_topics_items is None:
-            raise EncodeError("field state_changelog_topics is null but not nullable at this version")
+                raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(state_changelog_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_changelog_topics_items) + 1)
             for state_changelog_topics_item in state_changelog_topics_items:
@@ -1775,7 +1883,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "repartition_source_topics[]"
         repartition_source_topics_items = subtopology.repartition_source_topics
         if repartition_source_topics_items is None:
-            raise EncodeError("field repartition_source_topics is null but not nullable at this version")
+                raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(repartition_source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(repartition_source_topics_items) + 1)
             for repartition_source_topics_item in repartition_source_topics_items:
@@ -2457,7 +2565,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
     try:
         field = "member_id"
         if member.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which Member version 0 does not allow (never nullable)")
         member_id_utf8 = member.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -2472,7 +2580,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         _w.write_compact_string(out, member.rack_id)
         field = "client_id"
         if member.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which Member version 0 does not allow (never nullable)")
         client_id_utf8 = member.client_id.encode()
         if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_id_utf8) + 1)
@@ -2481,7 +2589,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
             _w.write_compact_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which Member version 0 does not allow (never nullable)")
         client_host_utf8 = member.client_host.encode()
         if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_host_utf8) + 1)
@@ -2492,7 +2600,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         out += _pack_Member_topology_epoch(member.topology_epoch)
         field = "process_id"
         if member.process_id is None:
-            raise EncodeError("field process_id is null but not nullable at this version")
+            raise EncodeError("field process_id is null, which Member version 0 does not allow (never nullable)")
         process_id_utf8 = member.process_id.encode()
         if len(process_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(process_id_utf8) + 1)
@@ -2508,7 +2616,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "client_tags[]"
         client_tags_items = member.client_tags
         if client_tags_items is None:
-            raise EncodeError("field client_tags is null but not nullable at this version")
+                raise EncodeError("field client_tags is null, which Member version 0 does not allow (never nullable)")
         elif len(client_tags_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(client_tags_items) + 1)
             for client_tags_item in client_tags_items:
@@ -2520,7 +2628,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "task_offsets[]"
         task_offsets_items = member.task_offsets
         if task_offsets_items is None:
-            raise EncodeError("field task_offsets is null but not nullable at this version")
+                raise EncodeError("field task_offsets is null, which Member version 0 does not allow (never nullable)")
         elif len(task_offsets_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(task_offsets_items) + 1)
             for task_offsets_item in task_offsets_items:
@@ -2532,7 +2640,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "task_end_offsets[]"
         task_end_offsets_items = member.task_end_offsets
         if task_end_offsets_items is None:
-            raise EncodeError("field task_end_offsets is null but not nullable at this version")
+                raise EncodeError("field task_end_offsets is null, which Member version 0 does not allow (never nullable)")
         elif len(task_end_offsets_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(task_end_offsets_items) + 1)
             for task_end_offsets_item in task_end_offsets_items:
@@ -2543,11 +2651,11 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
                 _write_TaskOffset_v0(task_end_offsets_item, out)
         field = "assignment"
         if member.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which Member version 0 does not allow (never nullable)")
         _write_Assignment_v0(member.assignment, out)
         field = "target_assignment"
         if member.target_assignment is None:
-            raise EncodeError("field target_assignment is null but not nullable at this version")
+            raise EncodeError("field target_assignment is null, which Member version 0 does not allow (never nullable)")
         _write_Assignment_v0(member.target_assignment, out)
         field = "is_classic"
         out += _pack_Member_is_classic(member.is_classic)
@@ -2960,7 +3068,7 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
         if group.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which DescribedGroup version 0 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -2969,7 +3077,7 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
             _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
-            raise EncodeError("field group_state is null but not nullable at this version")
+            raise EncodeError("field group_state is null, which DescribedGroup version 0 does not allow (never nullable)")
         group_state_utf8 = group.group_state.encode()
         if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_state_utf8) + 1)
@@ -2987,7 +3095,7 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         field = "members[]"
         members_items = group.members
         if members_items is None:
-            raise EncodeError("field members is null but not nullable at this version")
+                raise EncodeError("field members is null, which DescribedGroup version 0 does not allow (never nullable)")
         elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(members_items) + 1)
             for members_item in members_items:
@@ -3422,7 +3530,7 @@ def _write_StreamsGroupDescribeResponse_v0(response: StreamsGroupDescribeRespons
         field = "groups[]"
         groups_items = response.groups
         if groups_items is None:
-            raise EncodeError("field groups is null but not nullable at this version")
+                raise EncodeError("field groups is null, which StreamsGroupDescribeResponse version 0 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
             for groups_item in groups_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -42,16 +42,21 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class KeyValue(GeneratedStruct):
     """The KeyValue structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = ("key", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'Name of the tag or topic config.',
+        "value": 'Value of the tag or topic config.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "KeyValue"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the tag or topic config.
     key: str  # versions 0+
-    # Value of the tag or topic config.
+    """Name of the tag or topic config."""
     value: str  # versions 0+
+    """Value of the tag or topic config."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -60,6 +65,8 @@ class KeyValue(GeneratedStruct):
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -87,20 +94,27 @@ class KeyValue(GeneratedStruct):
 class TopicInfo(GeneratedStruct):
     """The TopicInfo structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = ("name", "partitions", "replication_factor", "topic_configs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the internal topic.',
+        "partitions": 'Partition count the topic needs, or 0 when any will do (always 0 for changelogs).',
+        "replication_factor": "Replication factor the topic needs, or 0 for the broker's default.",
+        "topic_configs": 'Topic configuration to create the topic with.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the internal topic.
     name: str  # versions 0+
-    # Partition count the topic needs, or 0 when any will do (always 0 for changelogs).
+    """Name of the internal topic."""
     partitions: int  # versions 0+
-    # Replication factor the topic needs, or 0 for the broker's default.
+    """Partition count the topic needs, or 0 when any will do (always 0 for changelogs)."""
     replication_factor: int  # versions 0+
-    # Topic configuration to create the topic with.
+    """Replication factor the topic needs, or 0 for the broker's default."""
     topic_configs: list[KeyValue]  # versions 0+
+    """Topic configuration to create the topic with."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -108,13 +122,15 @@ class TopicInfo(GeneratedStruct):
         name: str = '',
         partitions: int = 0,
         replication_factor: int = 0,
-        topic_configs: list[KeyValue] | None = None,
+        topic_configs: list[KeyValue] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.partitions = partitions
         self.replication_factor = replication_factor
-        self.topic_configs = [] if topic_configs is None else topic_configs
+        self.topic_configs = [] if topic_configs is DEFAULT else topic_configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -144,16 +160,21 @@ class TopicInfo(GeneratedStruct):
 class Endpoint(GeneratedStruct):
     """The Endpoint structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = ("host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "host": 'Host name or IP address of the interactive-query endpoint.',
+        "port": 'TCP port of the interactive-query endpoint.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Host name or IP address of the interactive-query endpoint.
     host: str  # versions 0+
-    # TCP port of the interactive-query endpoint.
+    """Host name or IP address of the interactive-query endpoint."""
     port: int  # versions 0+
+    """TCP port of the interactive-query endpoint."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -162,6 +183,8 @@ class Endpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -189,18 +212,24 @@ class Endpoint(GeneratedStruct):
 class TaskOffset(GeneratedStruct):
     """The TaskOffset structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = ("subtopology_id", "partition", "offset", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology of the task.',
+        "partition": 'Partition (task number) of the task within its subtopology.',
+        "offset": "Offset reached in the task's changelog.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TaskOffset"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology of the task.
     subtopology_id: str  # versions 0+
-    # Partition (task number) of the task within its subtopology.
+    """Id of the subtopology of the task."""
     partition: int  # versions 0+
-    # Offset reached in the task's changelog.
+    """Partition (task number) of the task within its subtopology."""
     offset: int  # versions 0+
+    """Offset reached in the task's changelog."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -210,6 +239,8 @@ class TaskOffset(GeneratedStruct):
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
         self.partition = partition
         self.offset = offset
@@ -240,26 +271,33 @@ class TaskOffset(GeneratedStruct):
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = ("subtopology_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology the tasks belong to.',
+        "partitions": "Partitions of that subtopology's input whose tasks are meant.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
-    # Partitions of that subtopology's input whose tasks are meant.
+    """Id of the subtopology the tasks belong to."""
     partitions: list[int]  # versions 0+
+    """Partitions of that subtopology's input whose tasks are meant."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         subtopology_id: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -285,30 +323,38 @@ class TaskIds(GeneratedStruct):
 class CopartitionGroup(GeneratedStruct):
     """Sets of source topics that must have the same number of partitions."""
 
-    __slots__ = ("source_topics", "source_topic_regex", "repartition_source_topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "source_topics": "Positions in this subtopology's SourceTopics of the topics in the group.",
+        "source_topic_regex": "Positions in this subtopology's SourceTopicRegex of the expressions in the group.",
+        "repartition_source_topics": "Positions in this subtopology's RepartitionSourceTopics of the topics in the group.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CopartitionGroup"
     VALID_VERSIONS = (0, 0)
 
-    # Positions in this subtopology's SourceTopics of the topics in the group.
     source_topics: list[int]  # versions 0+
-    # Positions in this subtopology's SourceTopicRegex of the expressions in the group.
+    """Positions in this subtopology's SourceTopics of the topics in the group."""
     source_topic_regex: list[int]  # versions 0+
-    # Positions in this subtopology's RepartitionSourceTopics of the topics in the group.
+    """Positions in this subtopology's SourceTopicRegex of the expressions in the group."""
     repartition_source_topics: list[int]  # versions 0+
+    """Positions in this subtopology's RepartitionSourceTopics of the topics in the group."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        source_topics: list[int] | None = None,
-        source_topic_regex: list[int] | None = None,
-        repartition_source_topics: list[int] | None = None,
+        source_topics: list[int] = DEFAULT,
+        source_topic_regex: list[int] = DEFAULT,
+        repartition_source_topics: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.source_topics = [] if source_topics is None else source_topics
-        self.source_topic_regex = [] if source_topic_regex is None else source_topic_regex
-        self.repartition_source_topics = [] if repartition_source_topics is None else repartition_source_topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.source_topics = [] if source_topics is DEFAULT else source_topics
+        self.source_topic_regex = [] if source_topic_regex is DEFAULT else source_topic_regex
+        self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -336,46 +382,58 @@ class CopartitionGroup(GeneratedStruct):
 class Subtopology(GeneratedStruct):
     """Independent parts of the topology."""
 
-    __slots__ = ("subtopology_id", "source_topics", "source_topic_regex", "state_changelog_topics", "repartition_sink_topics", "repartition_source_topics", "copartition_groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology, derived deterministically from the topology.',
+        "source_topics": 'Topics this subtopology reads by name.',
+        "source_topic_regex": 'Regular expressions for further topics this subtopology reads.',
+        "state_changelog_topics": "Changelog topics of this subtopology's state stores (created by the broker).",
+        "repartition_sink_topics": 'Internal repartition topics this subtopology produces to.',
+        "repartition_source_topics": 'Repartition topics this subtopology reads (created by the broker).',
+        "copartition_groups": 'Sets of source topics that must have the same number of partitions.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Subtopology"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology, derived deterministically from the topology.
     subtopology_id: str  # versions 0+
-    # Topics this subtopology reads by name.
+    """Id of the subtopology, derived deterministically from the topology."""
     source_topics: list[str]  # versions 0+
-    # Regular expressions for further topics this subtopology reads.
+    """Topics this subtopology reads by name."""
     source_topic_regex: list[str]  # versions 0+
-    # Changelog topics of this subtopology's state stores (created by the broker).
+    """Regular expressions for further topics this subtopology reads."""
     state_changelog_topics: list[TopicInfo]  # versions 0+
-    # Internal repartition topics this subtopology produces to.
+    """Changelog topics of this subtopology's state stores (created by the broker)."""
     repartition_sink_topics: list[str]  # versions 0+
-    # Repartition topics this subtopology reads (created by the broker).
+    """Internal repartition topics this subtopology produces to."""
     repartition_source_topics: list[TopicInfo]  # versions 0+
-    # Sets of source topics that must have the same number of partitions.
+    """Repartition topics this subtopology reads (created by the broker)."""
     copartition_groups: list[CopartitionGroup]  # versions 0+
+    """Sets of source topics that must have the same number of partitions."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         subtopology_id: str = '',
-        source_topics: list[str] | None = None,
-        source_topic_regex: list[str] | None = None,
-        state_changelog_topics: list[TopicInfo] | None = None,
-        repartition_sink_topics: list[str] | None = None,
-        repartition_source_topics: list[TopicInfo] | None = None,
-        copartition_groups: list[CopartitionGroup] | None = None,
+        source_topics: list[str] = DEFAULT,
+        source_topic_regex: list[str] = DEFAULT,
+        state_changelog_topics: list[TopicInfo] = DEFAULT,
+        repartition_sink_topics: list[str] = DEFAULT,
+        repartition_source_topics: list[TopicInfo] = DEFAULT,
+        copartition_groups: list[CopartitionGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
-        self.source_topics = [] if source_topics is None else source_topics
-        self.source_topic_regex = [] if source_topic_regex is None else source_topic_regex
-        self.state_changelog_topics = [] if state_changelog_topics is None else state_changelog_topics
-        self.repartition_sink_topics = [] if repartition_sink_topics is None else repartition_sink_topics
-        self.repartition_source_topics = [] if repartition_source_topics is None else repartition_source_topics
-        self.copartition_groups = [] if copartition_groups is None else copartition_groups
+        self.source_topics = [] if source_topics is DEFAULT else source_topics
+        self.source_topic_regex = [] if source_topic_regex is DEFAULT else source_topic_regex
+        self.state_changelog_topics = [] if state_changelog_topics is DEFAULT else state_changelog_topics
+        self.repartition_sink_topics = [] if repartition_sink_topics is DEFAULT else repartition_sink_topics
+        self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
+        self.copartition_groups = [] if copartition_groups is DEFAULT else copartition_groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -412,26 +470,33 @@ class Topology(GeneratedStruct):
     """The application's topology, sent when joining (epoch 0) so the group can check or initialise
     it; null otherwise."""
 
-    __slots__ = ("epoch", "subtopologies", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "epoch": "Epoch of the topology, bumped when the application's topology changes.",
+        "subtopologies": 'Independent parts of the topology.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Topology"
     VALID_VERSIONS = (0, 0)
 
-    # Epoch of the topology, bumped when the application's topology changes.
     epoch: int  # versions 0+
-    # Independent parts of the topology.
+    """Epoch of the topology, bumped when the application's topology changes."""
     subtopologies: list[Subtopology]  # versions 0+
+    """Independent parts of the topology."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         epoch: int = 0,
-        subtopologies: list[Subtopology] | None = None,
+        subtopologies: list[Subtopology] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.epoch = epoch
-        self.subtopologies = [] if subtopologies is None else subtopologies
+        self.subtopologies = [] if subtopologies is DEFAULT else subtopologies
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -457,52 +522,76 @@ class Topology(GeneratedStruct):
 class StreamsGroupHeartbeatRequest(GeneratedStruct):
     """Kafka's StreamsGroupHeartbeatRequest (request, apiKey 88), versions 0, flexible versions 0+."""
 
-    __slots__ = ("group_id", "member_id", "member_epoch", "endpoint_information_epoch", "instance_id", "rack_id", "rebalance_timeout_ms", "topology", "active_tasks", "standby_tasks", "warmup_tasks", "process_id", "user_endpoint", "client_tags", "task_offsets", "task_end_offsets", "shutdown_application", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the streams group.',
+        "member_id": 'Member id the Streams client made up; it keeps it for the life of the process.',
+        "member_epoch": 'Epoch the member holds: 0 to join, -1 to leave, -2 for a static member that will come back.',
+        "endpoint_information_epoch": 'Epoch of the endpoint-to-partition map the client last received; the coordinator sends the map again when its own is newer.',
+        "instance_id": 'Static member id, or null when unset or unchanged since the last heartbeat.',
+        "rack_id": 'Rack of the member, or null when unset or unchanged.',
+        "rebalance_timeout_ms": 'Longest time in milliseconds the coordinator waits for the member to give up revoked tasks; -1 when unchanged.',
+        "topology": "The application's topology, sent when joining (epoch 0) so the group can check or initialise it; null otherwise.",
+        "active_tasks": 'Active tasks the member runs now, or null when unchanged.',
+        "standby_tasks": 'Standby tasks the member runs now, or null when unchanged.',
+        "warmup_tasks": 'Warm-up tasks the member runs now, or null when unchanged.',
+        "process_id": 'Id of the Streams process, which may hold several members; null when unchanged.',
+        "user_endpoint": 'Endpoint the application serves interactive queries on, or null when unchanged or none.',
+        "client_tags": 'Client tags for rack-aware assignment, or null when unchanged.',
+        "task_offsets": 'Changelog offsets reached per task, or null when unchanged.',
+        "task_end_offsets": 'Changelog end offsets per task, or null when unchanged.',
+        "shutdown_application": 'True to ask every member of the group to shut down.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StreamsGroupHeartbeatRequest"
     API_KEY: int | None = 88
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the streams group.
     group_id: str  # versions 0+
-    # Member id the Streams client made up; it keeps it for the life of the process.
+    """Id of the streams group."""
     member_id: str  # versions 0+
-    # Epoch the member holds: 0 to join, -1 to leave, -2 for a static member that will come back.
+    """Member id the Streams client made up; it keeps it for the life of the process."""
     member_epoch: int  # versions 0+
-    # Epoch of the endpoint-to-partition map the client last received; the coordinator sends the map
-    # again when its own is newer.
+    """Epoch the member holds: 0 to join, -1 to leave, -2 for a static member that will come
+    back."""
     endpoint_information_epoch: int  # versions 0+
-    # Static member id, or null when unset or unchanged since the last heartbeat.
+    """Epoch of the endpoint-to-partition map the client last received; the coordinator sends the
+    map again when its own is newer."""
     instance_id: str | None  # versions 0+, nullable
-    # Rack of the member, or null when unset or unchanged.
+    """Static member id, or null when unset or unchanged since the last heartbeat."""
     rack_id: str | None  # versions 0+, nullable
-    # Longest time in milliseconds the coordinator waits for the member to give up revoked tasks; -1
-    # when unchanged.
+    """Rack of the member, or null when unset or unchanged."""
     rebalance_timeout_ms: int  # versions 0+
-    # The application's topology, sent when joining (epoch 0) so the group can check or initialise
-    # it; null otherwise.
+    """Longest time in milliseconds the coordinator waits for the member to give up revoked
+    tasks; -1 when unchanged."""
     topology: Topology | None  # versions 0+, nullable
-    # Active tasks the member runs now, or null when unchanged.
+    """The application's topology, sent when joining (epoch 0) so the group can check or
+    initialise it; null otherwise."""
     active_tasks: list[TaskIds] | None  # versions 0+, nullable
-    # Standby tasks the member runs now, or null when unchanged.
+    """Active tasks the member runs now, or null when unchanged."""
     standby_tasks: list[TaskIds] | None  # versions 0+, nullable
-    # Warm-up tasks the member runs now, or null when unchanged.
+    """Standby tasks the member runs now, or null when unchanged."""
     warmup_tasks: list[TaskIds] | None  # versions 0+, nullable
-    # Id of the Streams process, which may hold several members; null when unchanged.
+    """Warm-up tasks the member runs now, or null when unchanged."""
     process_id: str | None  # versions 0+, nullable
-    # Endpoint the application serves interactive queries on, or null when unchanged or none.
+    """Id of the Streams process, which may hold several members; null when unchanged."""
     user_endpoint: Endpoint | None  # versions 0+, nullable
-    # Client tags for rack-aware assignment, or null when unchanged.
+    """Endpoint the application serves interactive queries on, or null when unchanged or none."""
     client_tags: list[KeyValue] | None  # versions 0+, nullable
-    # Changelog offsets reached per task, or null when unchanged.
+    """Client tags for rack-aware assignment, or null when unchanged."""
     task_offsets: list[TaskOffset] | None  # versions 0+, nullable
-    # Changelog end offsets per task, or null when unchanged.
+    """Changelog offsets reached per task, or null when unchanged."""
     task_end_offsets: list[TaskOffset] | None  # versions 0+, nullable
-    # True to ask every member of the group to shut down.
+    """Changelog end offsets per task, or null when unchanged."""
     shutdown_application: bool  # versions 0+
+    """True to ask every member of the group to shut down."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -526,6 +615,8 @@ class StreamsGroupHeartbeatRequest(GeneratedStruct):
         shutdown_application: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
@@ -644,7 +735,7 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
     try:
         field = "key"
         if value.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
         key_utf8 = value.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)
@@ -653,7 +744,7 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
             _w.write_compact_string(out, value.key)
         field = "value"
         if value.value is None:
-            raise EncodeError("field value is null but not nullable at this version")
+            raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
         value_utf8 = value.value.encode()
         if len(value_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(value_utf8) + 1)
@@ -775,7 +866,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
     try:
         field = "name"
         if info.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
         name_utf8 = info.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -787,7 +878,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
         field = "topic_configs[]"
         topic_configs_items = info.topic_configs
         if topic_configs_items is None:
-            raise EncodeError("field topic_configs is null but not nullable at this version")
+                raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
         elif len(topic_configs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_configs_items) + 1)
             for topic_configs_item in topic_configs_items:
@@ -861,7 +952,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     try:
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -928,7 +1019,7 @@ def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if task_offset.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)")
         subtopology_id_utf8 = task_offset.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -1007,7 +1098,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
         subtopology_id_utf8 = ids.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -1017,7 +1108,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         field = "partitions"
         partitions_items = ids.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -1119,7 +1210,7 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         field = "source_topics"
         source_topics_items = group.source_topics
         if source_topics_items is None:
-            raise EncodeError("field source_topics is null but not nullable at this version")
+                raise EncodeError("field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
         elif len(source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(source_topics_items) + 1)
             out += _pack_int16s[len(source_topics_items)](*source_topics_items)
@@ -1129,7 +1220,7 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         field = "source_topic_regex"
         source_topic_regex_items = group.source_topic_regex
         if source_topic_regex_items is None:
-            raise EncodeError("field source_topic_regex is null but not nullable at this version")
+                raise EncodeError("field source_topic_regex is null, which CopartitionGroup version 0 does not allow (never nullable)")
         elif len(source_topic_regex_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(source_topic_regex_items) + 1)
             out += _pack_int16s[len(source_topic_regex_items)](*source_topic_regex_items)
@@ -1139,7 +1230,7 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         field = "repartition_source_topics"
         repartition_source_topics_items = group.repartition_source_topics
         if repartition_source_topics_items is None:
-            raise EncodeError("field repartition_source_topics is null but not nullable at this version")
+                raise EncodeError("field repartition_source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
         elif len(repartition_source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(repartition_source_topics_items) + 1)
             out += _pack_int16s[len(repartition_source_topics_items)](*repartition_source_topics_items)
@@ -1561,7 +1652,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if subtopology.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
         subtopology_id_utf8 = subtopology.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -1571,7 +1662,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "source_topics"
         source_topics_items = subtopology.source_topics
         if source_topics_items is None:
-            raise EncodeError("field source_topics is null but not nullable at this version")
+                raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(source_topics_items) + 1)
             for source_topics_item in source_topics_items:
@@ -1587,7 +1678,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "source_topic_regex"
         source_topic_regex_items = subtopology.source_topic_regex
         if source_topic_regex_items is None:
-            raise EncodeError("field source_topic_regex is null but not nullable at this version")
+                raise EncodeError("field source_topic_regex is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(source_topic_regex_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(source_topic_regex_items) + 1)
             for source_topic_regex_item in source_topic_regex_items:
@@ -1603,7 +1694,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "state_changelog_topics[]"
         state_changelog_topics_items = subtopology.state_changelog_topics
         if state_changelog_topics_items is None:
-            raise EncodeError("field state_changelog_topics is null but not nullable at this version")
+                raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(state_changelog_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_changelog_topics_items) + 1)
             for state_changelog_topics_item in state_changelog_topics_items:
@@ -1615,7 +1706,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "repartition_sink_topics"
         repartition_sink_topics_items = subtopology.repartition_sink_topics
         if repartition_sink_topics_items is None:
-            raise EncodeError("field repartition_sink_topics is null but not nullable at this version")
+                raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(repartition_sink_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(repartition_sink_topics_items) + 1)
             for repartition_sink_topics_item in repartition_sink_topics_items:
@@ -1631,7 +1722,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "repartition_source_topics[]"
         repartition_source_topics_items = subtopology.repartition_source_topics
         if repartition_source_topics_items is None:
-            raise EncodeError("field repartition_source_topics is null but not nullable at this version")
+                raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(repartition_source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(repartition_source_topics_items) + 1)
             for repartition_source_topics_item in repartition_source_topics_items:
@@ -1643,7 +1734,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "copartition_groups[]"
         copartition_groups_items = subtopology.copartition_groups
         if copartition_groups_items is None:
-            raise EncodeError("field copartition_groups is null but not nullable at this version")
+                raise EncodeError("field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(copartition_groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(copartition_groups_items) + 1)
             for copartition_groups_item in copartition_groups_items:
@@ -2130,7 +2221,7 @@ def _write_Topology_v0(topology: Topology, out: bytearray) -> None:
         field = "subtopologies[]"
         subtopologies_items = topology.subtopologies
         if subtopologies_items is None:
-            raise EncodeError("field subtopologies is null but not nullable at this version")
+                raise EncodeError("field subtopologies is null, which Topology version 0 does not allow (never nullable)")
         elif len(subtopologies_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(subtopologies_items) + 1)
             for subtopologies_item in subtopologies_items:
@@ -2611,7 +2702,7 @@ def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -2620,7 +2711,7 @@ def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest
             _w.write_compact_string(out, request.group_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)

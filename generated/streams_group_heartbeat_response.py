@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -36,17 +36,22 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class Status(GeneratedStruct):
     """The Status structure of StreamsGroupHeartbeatResponse."""
 
-    __slots__ = ("status_code", "status_detail", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "status_code": 'Condition: 0 stale topology, 1 missing source topics, 2 incorrectly partitioned topics, 3 missing internal topics, 4 shutdown requested, 5 assignment delayed.',
+        "status_detail": 'Readable detail of the condition, such as the topics concerned.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Status"
     VALID_VERSIONS = (0, 0)
 
-    # Condition: 0 stale topology, 1 missing source topics, 2 incorrectly partitioned topics, 3
-    # missing internal topics, 4 shutdown requested, 5 assignment delayed.
     status_code: int  # versions 0+
-    # Readable detail of the condition, such as the topics concerned.
+    """Condition: 0 stale topology, 1 missing source topics, 2 incorrectly partitioned topics, 3
+    missing internal topics, 4 shutdown requested, 5 assignment delayed."""
     status_detail: str  # versions 0+
+    """Readable detail of the condition, such as the topics concerned."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -55,6 +60,8 @@ class Status(GeneratedStruct):
         status_detail: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.status_code = status_code
         self.status_detail = status_detail
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -82,26 +89,33 @@ class Status(GeneratedStruct):
 class TopicPartition(GeneratedStruct):
     """The TopicPartition structure of StreamsGroupHeartbeatResponse."""
 
-    __slots__ = ("topic", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": "Indexes of the topic's partitions.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicPartition"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+
-    # Indexes of the topic's partitions.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
+    """Indexes of the topic's partitions."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -127,26 +141,33 @@ class TopicPartition(GeneratedStruct):
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupHeartbeatResponse."""
 
-    __slots__ = ("subtopology_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology the tasks belong to.',
+        "partitions": "Partitions of that subtopology's input whose tasks are meant.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
-    # Partitions of that subtopology's input whose tasks are meant.
+    """Id of the subtopology the tasks belong to."""
     partitions: list[int]  # versions 0+
+    """Partitions of that subtopology's input whose tasks are meant."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         subtopology_id: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -172,16 +193,21 @@ class TaskIds(GeneratedStruct):
 class Endpoint(GeneratedStruct):
     """The Endpoint structure of StreamsGroupHeartbeatResponse."""
 
-    __slots__ = ("host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "host": 'Host name or IP address of the endpoint.',
+        "port": 'TCP port of the interactive-query endpoint.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Host name or IP address of the endpoint.
     host: str  # versions 0+
-    # TCP port of the interactive-query endpoint.
+    """Host name or IP address of the endpoint."""
     port: int  # versions 0+
+    """TCP port of the interactive-query endpoint."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -190,6 +216,8 @@ class Endpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -217,30 +245,38 @@ class Endpoint(GeneratedStruct):
 class EndpointToPartitions(GeneratedStruct):
     """Which partitions each member's interactive-query endpoint serves, or null when unchanged."""
 
-    __slots__ = ("user_endpoint", "active_partitions", "standby_partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "user_endpoint": 'Interactive-query endpoint of a member.',
+        "active_partitions": 'Partitions whose state the member at that endpoint holds in active tasks.',
+        "standby_partitions": 'Partitions whose state the member at that endpoint holds in standby tasks.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "EndpointToPartitions"
     VALID_VERSIONS = (0, 0)
 
-    # Interactive-query endpoint of a member.
     user_endpoint: Endpoint  # versions 0+
-    # Partitions whose state the member at that endpoint holds in active tasks.
+    """Interactive-query endpoint of a member."""
     active_partitions: list[TopicPartition]  # versions 0+
-    # Partitions whose state the member at that endpoint holds in standby tasks.
+    """Partitions whose state the member at that endpoint holds in active tasks."""
     standby_partitions: list[TopicPartition]  # versions 0+
+    """Partitions whose state the member at that endpoint holds in standby tasks."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        user_endpoint: Endpoint | None = None,
-        active_partitions: list[TopicPartition] | None = None,
-        standby_partitions: list[TopicPartition] | None = None,
+        user_endpoint: Endpoint = DEFAULT,
+        active_partitions: list[TopicPartition] = DEFAULT,
+        standby_partitions: list[TopicPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.user_endpoint = Endpoint() if user_endpoint is None else user_endpoint
-        self.active_partitions = [] if active_partitions is None else active_partitions
-        self.standby_partitions = [] if standby_partitions is None else standby_partitions
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.user_endpoint = Endpoint() if user_endpoint is DEFAULT else user_endpoint
+        self.active_partitions = [] if active_partitions is DEFAULT else active_partitions
+        self.standby_partitions = [] if standby_partitions is DEFAULT else standby_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -269,46 +305,65 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
     """Kafka's StreamsGroupHeartbeatResponse (response, apiKey 88), versions 0, flexible versions
     0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "member_id", "member_epoch", "heartbeat_interval_ms", "acceptable_recovery_lag", "task_offset_interval_ms", "status", "active_tasks", "standby_tasks", "warmup_tasks", "endpoint_information_epoch", "partitions_by_user_endpoint", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; for example FENCED_MEMBER_EPOCH (rejoin with epoch 0) or STREAMS_INVALID_TOPOLOGY.',
+        "error_message": 'Text describing the failure for people, or null.',
+        "member_id": 'Member id the coordinator knows the member by.',
+        "member_epoch": 'Epoch the member must send in its next heartbeat.',
+        "heartbeat_interval_ms": 'How long, in milliseconds, the member should wait before its next heartbeat.',
+        "acceptable_recovery_lag": 'Largest changelog lag, in records, at which a warm-up task counts as caught up and may become active.',
+        "task_offset_interval_ms": 'How often, in milliseconds, the member should report its task offsets.',
+        "status": 'Conditions active for the group (such as missing source topics), or null when unchanged.',
+        "active_tasks": 'Active tasks assigned to the member, or null when unchanged.',
+        "standby_tasks": 'Standby tasks assigned to the member, or null when unchanged.',
+        "warmup_tasks": 'Warm-up tasks assigned to the member, or null when unchanged.',
+        "endpoint_information_epoch": 'Epoch of the endpoint-to-partition map; the member keeps it to tell the coordinator which map it has.',
+        "partitions_by_user_endpoint": "Which partitions each member's interactive-query endpoint serves, or null when unchanged.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StreamsGroupHeartbeatResponse"
     API_KEY: int | None = 88
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 on success; for example FENCED_MEMBER_EPOCH (rejoin with epoch 0) or
-    # STREAMS_INVALID_TOPOLOGY.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Text describing the failure for people, or null.
+    """Outcome, 0 on success; for example FENCED_MEMBER_EPOCH (rejoin with epoch 0) or
+    STREAMS_INVALID_TOPOLOGY."""
     error_message: str | None  # versions 0+, nullable
-    # Member id the coordinator knows the member by.
+    """Text describing the failure for people, or null."""
     member_id: str  # versions 0+
-    # Epoch the member must send in its next heartbeat.
+    """Member id the coordinator knows the member by."""
     member_epoch: int  # versions 0+
-    # How long, in milliseconds, the member should wait before its next heartbeat.
+    """Epoch the member must send in its next heartbeat."""
     heartbeat_interval_ms: int  # versions 0+
-    # Largest changelog lag, in records, at which a warm-up task counts as caught up and may become
-    # active.
+    """How long, in milliseconds, the member should wait before its next heartbeat."""
     acceptable_recovery_lag: int  # versions 0+
-    # How often, in milliseconds, the member should report its task offsets.
+    """Largest changelog lag, in records, at which a warm-up task counts as caught up and may
+    become active."""
     task_offset_interval_ms: int  # versions 0+
-    # Conditions active for the group (such as missing source topics), or null when unchanged.
+    """How often, in milliseconds, the member should report its task offsets."""
     status: list[Status] | None  # versions 0+, nullable
-    # Active tasks assigned to the member, or null when unchanged.
+    """Conditions active for the group (such as missing source topics), or null when unchanged."""
     active_tasks: list[TaskIds] | None  # versions 0+, nullable
-    # Standby tasks assigned to the member, or null when unchanged.
+    """Active tasks assigned to the member, or null when unchanged."""
     standby_tasks: list[TaskIds] | None  # versions 0+, nullable
-    # Warm-up tasks assigned to the member, or null when unchanged.
+    """Standby tasks assigned to the member, or null when unchanged."""
     warmup_tasks: list[TaskIds] | None  # versions 0+, nullable
-    # Epoch of the endpoint-to-partition map; the member keeps it to tell the coordinator which map
-    # it has.
+    """Warm-up tasks assigned to the member, or null when unchanged."""
     endpoint_information_epoch: int  # versions 0+
-    # Which partitions each member's interactive-query endpoint serves, or null when unchanged.
+    """Epoch of the endpoint-to-partition map; the member keeps it to tell the coordinator which
+    map it has."""
     partitions_by_user_endpoint: list[EndpointToPartitions] | None  # versions 0+, nullable
+    """Which partitions each member's interactive-query endpoint serves, or null when unchanged."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -321,7 +376,7 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
         heartbeat_interval_ms: int = 0,
         acceptable_recovery_lag: int = 0,
         task_offset_interval_ms: int = 0,
-        status: list[Status] | None = None,
+        status: list[Status] | None = DEFAULT,
         active_tasks: list[TaskIds] | None = None,
         standby_tasks: list[TaskIds] | None = None,
         warmup_tasks: list[TaskIds] | None = None,
@@ -329,6 +384,8 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
         partitions_by_user_endpoint: list[EndpointToPartitions] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -337,7 +394,7 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.acceptable_recovery_lag = acceptable_recovery_lag
         self.task_offset_interval_ms = task_offset_interval_ms
-        self.status = [] if status is None else status
+        self.status = [] if status is DEFAULT else status
         self.active_tasks = active_tasks
         self.standby_tasks = standby_tasks
         self.warmup_tasks = warmup_tasks
@@ -431,7 +488,7 @@ def _write_Status_v0(status: Status, out: bytearray) -> None:
         out += _pack_Status_status_code(status.status_code)
         field = "status_detail"
         if status.status_detail is None:
-            raise EncodeError("field status_detail is null but not nullable at this version")
+            raise EncodeError("field status_detail is null, which Status version 0 does not allow (never nullable)")
         status_detail_utf8 = status.status_detail.encode()
         if len(status_detail_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(status_detail_utf8) + 1)
@@ -508,7 +565,7 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
     try:
         field = "topic"
         if partition.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which TopicPartition version 0 does not allow (never nullable)")
         topic_utf8 = partition.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -518,7 +575,7 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
         field = "partitions"
         partitions_items = partition.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -601,7 +658,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
         subtopology_id_utf8 = ids.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -611,7 +668,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         field = "partitions"
         partitions_items = ids.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -682,7 +739,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     try:
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -854,12 +911,12 @@ def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytear
     try:
         field = "user_endpoint"
         if partitions.user_endpoint is None:
-            raise EncodeError("field user_endpoint is null but not nullable at this version")
+            raise EncodeError("field user_endpoint is null, which EndpointToPartitions version 0 does not allow (never nullable)")
         _write_Endpoint_v0(partitions.user_endpoint, out)
         field = "active_partitions[]"
         active_partitions_items = partitions.active_partitions
         if active_partitions_items is None:
-            raise EncodeError("field active_partitions is null but not nullable at this version")
+                raise EncodeError("field active_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
         elif len(active_partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(active_partitions_items) + 1)
             for active_partitions_item in active_partitions_items:
@@ -871,7 +928,7 @@ def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytear
         field = "standby_partitions[]"
         standby_partitions_items = partitions.standby_partitions
         if standby_partitions_items is None:
-            raise EncodeError("field standby_partitions is null but not nullable at this version")
+                raise EncodeError("field standby_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
         elif len(standby_partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(standby_partitions_items) + 1)
             for standby_partitions_item in standby_partitions_items:
@@ -1357,7 +1414,7 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         _w.write_compact_string(out, response.error_message)
         field = "member_id"
         if response.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which StreamsGroupHeartbeatResponse version 0 does not allow (never nullable)")
         member_id_utf8 = response.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)

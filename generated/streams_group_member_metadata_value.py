@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_StreamsGroupMemberMetadataValue_rebalance_timeout_ms_topology_epoch = stru
 class Endpoint(GeneratedStruct):
     """The Endpoint structure of StreamsGroupMemberMetadataValue."""
 
-    __slots__ = ("host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "host": 'Host name or IP address of the interactive-query endpoint.',
+        "port": 'TCP port of the interactive-query endpoint.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Host name or IP address of the interactive-query endpoint.
     host: str  # versions 0+
-    # TCP port of the interactive-query endpoint.
+    """Host name or IP address of the interactive-query endpoint."""
     port: int  # versions 0+
+    """TCP port of the interactive-query endpoint."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class Endpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -73,16 +80,21 @@ class Endpoint(GeneratedStruct):
 class KeyValue(GeneratedStruct):
     """The KeyValue structure of StreamsGroupMemberMetadataValue."""
 
-    __slots__ = ("key", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'Name of the client tag.',
+        "value": 'Value of the client tag.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "KeyValue"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the client tag.
     key: str  # versions 0+
-    # Value of the client tag.
+    """Name of the client tag."""
     value: str  # versions 0+
+    """Value of the client tag."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -91,6 +103,8 @@ class KeyValue(GeneratedStruct):
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -119,33 +133,47 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
     """Kafka's StreamsGroupMemberMetadataValue (coordinator-value, apiKey 19), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("instance_id", "rack_id", "client_id", "client_host", "rebalance_timeout_ms", "topology_epoch", "process_id", "user_endpoint", "client_tags", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "instance_id": 'Static membership instance id, or null.',
+        "rack_id": 'Rack of the member, or null.',
+        "client_id": 'Client id the member connected with.',
+        "client_host": 'Host the member connects from.',
+        "rebalance_timeout_ms": 'Rebalance timeout of the member (ms), -1 when not given.',
+        "topology_epoch": 'Epoch of the topology the member runs.',
+        "process_id": 'Id of the Streams process; one process may run several members.',
+        "user_endpoint": 'Where the instance answers interactive queries, or null.',
+        "client_tags": 'Tags of the client, used by rack-aware task placement.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StreamsGroupMemberMetadataValue"
     API_KEY: int | None = 19
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Static membership instance id, or null.
     instance_id: str | None  # versions 0+, nullable
-    # Rack of the member, or null.
+    """Static membership instance id, or null."""
     rack_id: str | None  # versions 0+, nullable
-    # Client id the member connected with.
+    """Rack of the member, or null."""
     client_id: str  # versions 0+
-    # Host the member connects from.
+    """Client id the member connected with."""
     client_host: str  # versions 0+
-    # Rebalance timeout of the member (ms), -1 when not given.
+    """Host the member connects from."""
     rebalance_timeout_ms: int  # versions 0+
-    # Epoch of the topology the member runs.
+    """Rebalance timeout of the member (ms), -1 when not given."""
     topology_epoch: int  # versions 0+
-    # Id of the Streams process; one process may run several members.
+    """Epoch of the topology the member runs."""
     process_id: str  # versions 0+
-    # Where the instance answers interactive queries, or null.
+    """Id of the Streams process; one process may run several members."""
     user_endpoint: Endpoint | None  # versions 0+, nullable
-    # Tags of the client, used by rack-aware task placement.
+    """Where the instance answers interactive queries, or null."""
     client_tags: list[KeyValue]  # versions 0+
+    """Tags of the client, used by rack-aware task placement."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -158,9 +186,11 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
         topology_epoch: int = 0,
         process_id: str = '',
         user_endpoint: Endpoint | None = None,
-        client_tags: list[KeyValue] | None = None,
+        client_tags: list[KeyValue] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.instance_id = instance_id
         self.rack_id = rack_id
         self.client_id = client_id
@@ -169,7 +199,7 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
         self.topology_epoch = topology_epoch
         self.process_id = process_id
         self.user_endpoint = user_endpoint
-        self.client_tags = [] if client_tags is None else client_tags
+        self.client_tags = [] if client_tags is DEFAULT else client_tags
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -246,7 +276,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     try:
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -322,7 +352,7 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
     try:
         field = "key"
         if value.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
         key_utf8 = value.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)
@@ -331,7 +361,7 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
             _w.write_compact_string(out, value.key)
         field = "value"
         if value.value is None:
-            raise EncodeError("field value is null but not nullable at this version")
+            raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
         value_utf8 = value.value.encode()
         if len(value_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(value_utf8) + 1)
@@ -517,7 +547,7 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
         if value.client_id is None:
-            raise EncodeError("field client_id is null but not nullable at this version")
+            raise EncodeError("field client_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
         client_id_utf8 = value.client_id.encode()
         if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_id_utf8) + 1)
@@ -526,7 +556,7 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
             _w.write_compact_string(out, value.client_id)
         field = "client_host"
         if value.client_host is None:
-            raise EncodeError("field client_host is null but not nullable at this version")
+            raise EncodeError("field client_host is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
         client_host_utf8 = value.client_host.encode()
         if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(client_host_utf8) + 1)
@@ -537,7 +567,7 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
         out += _pack_StreamsGroupMemberMetadataValue_rebalance_timeout_ms_topology_epoch(value.rebalance_timeout_ms, value.topology_epoch)
         field = "process_id"
         if value.process_id is None:
-            raise EncodeError("field process_id is null but not nullable at this version")
+            raise EncodeError("field process_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
         process_id_utf8 = value.process_id.encode()
         if len(process_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(process_id_utf8) + 1)
@@ -553,7 +583,7 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
         field = "client_tags[]"
         client_tags_items = value.client_tags
         if client_tags_items is None:
-            raise EncodeError("field client_tags is null but not nullable at this version")
+                raise EncodeError("field client_tags is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
         elif len(client_tags_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(client_tags_items) + 1)
             for client_tags_item in client_tags_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,16 +28,21 @@ _pack_StreamsGroupMetadataValue_validated_topology_epoch = struct.Struct(">i").p
 class LastAssignmentConfig(GeneratedStruct):
     """The LastAssignmentConfig structure of StreamsGroupMetadataValue."""
 
-    __slots__ = ("key", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'Name of the assignor setting.',
+        "value": 'Value of the setting, as text.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "LastAssignmentConfig"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the assignor setting.
     key: str  # versions 0+
-    # Value of the setting, as text.
+    """Name of the assignor setting."""
     value: str  # versions 0+
+    """Value of the setting, as text."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -46,6 +51,8 @@ class LastAssignmentConfig(GeneratedStruct):
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -74,24 +81,33 @@ class StreamsGroupMetadataValue(GeneratedStruct):
     """Kafka's StreamsGroupMetadataValue (coordinator-value, apiKey 17), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("epoch", "metadata_hash", "validated_topology_epoch", "last_assignment_configs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "epoch": 'Epoch of the group, bumped whenever its members, topology or topic metadata change.',
+        "metadata_hash": "Hash over the metadata of every topic the group's topology uses.",
+        "validated_topology_epoch": 'Topology epoch whose topics were last found present and valid, -1 when none.',
+        "last_assignment_configs": "The assignor settings (key and value) the group's last assignment was computed with, or null; a change asks for a new assignment.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StreamsGroupMetadataValue"
     API_KEY: int | None = 17
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Epoch of the group, bumped whenever its members, topology or topic metadata change.
     epoch: int  # versions 0+
-    # Hash over the metadata of every topic the group's topology uses.
+    """Epoch of the group, bumped whenever its members, topology or topic metadata change."""
     metadata_hash: int  # versions 0+
-    # Topology epoch whose topics were last found present and valid, -1 when none.
+    """Hash over the metadata of every topic the group's topology uses."""
     validated_topology_epoch: int  # versions 0+, tag 0
-    # The assignor settings (key and value) the group's last assignment was computed with, or null;
-    # a change asks for a new assignment.
+    """Topology epoch whose topics were last found present and valid, -1 when none."""
     last_assignment_configs: list[LastAssignmentConfig] | None  # versions 0+, nullable, tag 1
+    """The assignor settings (key and value) the group's last assignment was computed with, or
+    null; a change asks for a new assignment."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -99,13 +115,15 @@ class StreamsGroupMetadataValue(GeneratedStruct):
         epoch: int = 0,
         metadata_hash: int = 0,
         validated_topology_epoch: int = -1,
-        last_assignment_configs: list[LastAssignmentConfig] | None = None,
+        last_assignment_configs: list[LastAssignmentConfig] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.epoch = epoch
         self.metadata_hash = metadata_hash
         self.validated_topology_epoch = validated_topology_epoch
-        self.last_assignment_configs = [] if last_assignment_configs is None else last_assignment_configs
+        self.last_assignment_configs = [] if last_assignment_configs is DEFAULT else last_assignment_configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -181,7 +199,7 @@ def _write_LastAssignmentConfig_v0(config: LastAssignmentConfig, out: bytearray)
     try:
         field = "key"
         if config.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which LastAssignmentConfig version 0 does not allow (never nullable)")
         key_utf8 = config.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)
@@ -190,7 +208,7 @@ def _write_LastAssignmentConfig_v0(config: LastAssignmentConfig, out: bytearray)
             _w.write_compact_string(out, config.key)
         field = "value"
         if config.value is None:
-            raise EncodeError("field value is null but not nullable at this version")
+            raise EncodeError("field value is null, which LastAssignmentConfig version 0 does not allow (never nullable)")
         value_utf8 = config.value.encode()
         if len(value_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(value_utf8) + 1)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,26 +26,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupTargetAssignmentMemberValue."""
 
-    __slots__ = ("subtopology_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology the tasks belong to.',
+        "partitions": 'Input partitions of that subtopology, one task each.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
-    # Input partitions of that subtopology, one task each.
+    """Id of the subtopology the tasks belong to."""
     partitions: list[int]  # versions 0+
+    """Input partitions of that subtopology, one task each."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         subtopology_id: str = '',
-        partitions: list[int] | None = None,
+        partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -72,33 +79,43 @@ class StreamsGroupTargetAssignmentMemberValue(GeneratedStruct):
     """Kafka's StreamsGroupTargetAssignmentMemberValue (coordinator-value, apiKey 21), versions 0,
     flexible versions 0+."""
 
-    __slots__ = ("active_tasks", "standby_tasks", "warmup_tasks", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "active_tasks": 'Active tasks the member should run.',
+        "standby_tasks": 'Standby tasks the member should keep.',
+        "warmup_tasks": 'Warm-up tasks the member should restore.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StreamsGroupTargetAssignmentMemberValue"
     API_KEY: int | None = 21
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Active tasks the member should run.
     active_tasks: list[TaskIds]  # versions 0+
-    # Standby tasks the member should keep.
+    """Active tasks the member should run."""
     standby_tasks: list[TaskIds]  # versions 0+
-    # Warm-up tasks the member should restore.
+    """Standby tasks the member should keep."""
     warmup_tasks: list[TaskIds]  # versions 0+
+    """Warm-up tasks the member should restore."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        active_tasks: list[TaskIds] | None = None,
-        standby_tasks: list[TaskIds] | None = None,
-        warmup_tasks: list[TaskIds] | None = None,
+        active_tasks: list[TaskIds] = DEFAULT,
+        standby_tasks: list[TaskIds] = DEFAULT,
+        warmup_tasks: list[TaskIds] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.active_tasks = [] if active_tasks is None else active_tasks
-        self.standby_tasks = [] if standby_tasks is None else standby_tasks
-        self.warmup_tasks = [] if warmup_tasks is None else warmup_tasks
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.active_tasks = [] if active_tasks is DEFAULT else active_tasks
+        self.standby_tasks = [] if standby_tasks is DEFAULT else standby_tasks
+        self.warmup_tasks = [] if warmup_tasks is DEFAULT else warmup_tasks
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -175,7 +192,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
         subtopology_id_utf8 = ids.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -185,7 +202,7 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         field = "partitions"
         partitions_items = ids.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             out += _pack_int32s[len(partitions_items)](*partitions_items)
@@ -419,7 +436,7 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
         field = "active_tasks[]"
         active_tasks_items = value.active_tasks
         if active_tasks_items is None:
-            raise EncodeError("field active_tasks is null but not nullable at this version")
+                raise EncodeError("field active_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
         elif len(active_tasks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(active_tasks_items) + 1)
             for active_tasks_item in active_tasks_items:
@@ -431,7 +448,7 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
         field = "standby_tasks[]"
         standby_tasks_items = value.standby_tasks
         if standby_tasks_items is None:
-            raise EncodeError("field standby_tasks is null but not nullable at this version")
+                raise EncodeError("field standby_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
         elif len(standby_tasks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(standby_tasks_items) + 1)
             for standby_tasks_item in standby_tasks_items:
@@ -443,7 +460,7 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
         field = "warmup_tasks[]"
         warmup_tasks_items = value.warmup_tasks
         if warmup_tasks_items is None:
-            raise EncodeError("field warmup_tasks is null but not nullable at this version")
+                raise EncodeError("field warmup_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
         elif len(warmup_tasks_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(warmup_tasks_items) + 1)
             for warmup_tasks_item in warmup_tasks_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,16 +30,21 @@ _pack_int16s = _w.PACK_ARRAY["h"]
 class TopicConfig(GeneratedStruct):
     """The TopicConfig structure of StreamsGroupTopologyValue."""
 
-    __slots__ = ("key", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'Name of a topic config to create the topic with.',
+        "value": 'Value of that topic config.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicConfig"
     VALID_VERSIONS = (0, 0)
 
-    # Name of a topic config to create the topic with.
     key: str  # versions 0+
-    # Value of that topic config.
+    """Name of a topic config to create the topic with."""
     value: str  # versions 0+
+    """Value of that topic config."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +53,8 @@ class TopicConfig(GeneratedStruct):
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -75,20 +82,27 @@ class TopicConfig(GeneratedStruct):
 class TopicInfo(GeneratedStruct):
     """The TopicInfo structure of StreamsGroupTopologyValue."""
 
-    __slots__ = ("name", "partitions", "replication_factor", "topic_configs", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the internal topic.',
+        "partitions": 'Required partition count, 0 when any will do (always 0 for changelogs).',
+        "replication_factor": 'Replication factor to create it with, 0 for the broker default.',
+        "topic_configs": 'Topic configurations to create it with.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the internal topic.
     name: str  # versions 0+
-    # Required partition count, 0 when any will do (always 0 for changelogs).
+    """Name of the internal topic."""
     partitions: int  # versions 0+
-    # Replication factor to create it with, 0 for the broker default.
+    """Required partition count, 0 when any will do (always 0 for changelogs)."""
     replication_factor: int  # versions 0+
-    # Topic configurations to create it with.
+    """Replication factor to create it with, 0 for the broker default."""
     topic_configs: list[TopicConfig]  # versions 0+
+    """Topic configurations to create it with."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -96,13 +110,15 @@ class TopicInfo(GeneratedStruct):
         name: str = '',
         partitions: int = 0,
         replication_factor: int = 0,
-        topic_configs: list[TopicConfig] | None = None,
+        topic_configs: list[TopicConfig] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.partitions = partitions
         self.replication_factor = replication_factor
-        self.topic_configs = [] if topic_configs is None else topic_configs
+        self.topic_configs = [] if topic_configs is DEFAULT else topic_configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -132,30 +148,38 @@ class TopicInfo(GeneratedStruct):
 class CopartitionGroup(GeneratedStruct):
     """Sets of source topics that must have equal partition counts."""
 
-    __slots__ = ("source_topics", "source_topic_regex", "repartition_source_topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "source_topics": "Indexes into this subtopology's SourceTopics.",
+        "source_topic_regex": "Indexes into this subtopology's SourceTopicRegex.",
+        "repartition_source_topics": "Indexes into this subtopology's RepartitionSourceTopics.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CopartitionGroup"
     VALID_VERSIONS = (0, 0)
 
-    # Indexes into this subtopology's SourceTopics.
     source_topics: list[int]  # versions 0+
-    # Indexes into this subtopology's SourceTopicRegex.
+    """Indexes into this subtopology's SourceTopics."""
     source_topic_regex: list[int]  # versions 0+
-    # Indexes into this subtopology's RepartitionSourceTopics.
+    """Indexes into this subtopology's SourceTopicRegex."""
     repartition_source_topics: list[int]  # versions 0+
+    """Indexes into this subtopology's RepartitionSourceTopics."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        source_topics: list[int] | None = None,
-        source_topic_regex: list[int] | None = None,
-        repartition_source_topics: list[int] | None = None,
+        source_topics: list[int] = DEFAULT,
+        source_topic_regex: list[int] = DEFAULT,
+        repartition_source_topics: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.source_topics = [] if source_topics is None else source_topics
-        self.source_topic_regex = [] if source_topic_regex is None else source_topic_regex
-        self.repartition_source_topics = [] if repartition_source_topics is None else repartition_source_topics
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.source_topics = [] if source_topics is DEFAULT else source_topics
+        self.source_topic_regex = [] if source_topic_regex is DEFAULT else source_topic_regex
+        self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -184,46 +208,58 @@ class Subtopology(GeneratedStruct):
     """Independent parts of the Streams application's topology, each processing its own input
     partitions."""
 
-    __slots__ = ("subtopology_id", "source_topics", "source_topic_regex", "state_changelog_topics", "repartition_sink_topics", "repartition_source_topics", "copartition_groups", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "subtopology_id": 'Id of the subtopology, derived from the topology.',
+        "source_topics": 'Topics the subtopology reads, by name.',
+        "source_topic_regex": 'Regular expressions naming further topics the subtopology reads.',
+        "state_changelog_topics": "Changelog topics of the subtopology's state stores.",
+        "repartition_sink_topics": 'Internal repartition topics the subtopology produces to.',
+        "repartition_source_topics": 'Internal repartition topics the subtopology reads.',
+        "copartition_groups": 'Sets of source topics that must have equal partition counts.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Subtopology"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology, derived from the topology.
     subtopology_id: str  # versions 0+
-    # Topics the subtopology reads, by name.
+    """Id of the subtopology, derived from the topology."""
     source_topics: list[str]  # versions 0+
-    # Regular expressions naming further topics the subtopology reads.
+    """Topics the subtopology reads, by name."""
     source_topic_regex: list[str]  # versions 0+
-    # Changelog topics of the subtopology's state stores.
+    """Regular expressions naming further topics the subtopology reads."""
     state_changelog_topics: list[TopicInfo]  # versions 0+
-    # Internal repartition topics the subtopology produces to.
+    """Changelog topics of the subtopology's state stores."""
     repartition_sink_topics: list[str]  # versions 0+
-    # Internal repartition topics the subtopology reads.
+    """Internal repartition topics the subtopology produces to."""
     repartition_source_topics: list[TopicInfo]  # versions 0+
-    # Sets of source topics that must have equal partition counts.
+    """Internal repartition topics the subtopology reads."""
     copartition_groups: list[CopartitionGroup]  # versions 0+
+    """Sets of source topics that must have equal partition counts."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         subtopology_id: str = '',
-        source_topics: list[str] | None = None,
-        source_topic_regex: list[str] | None = None,
-        state_changelog_topics: list[TopicInfo] | None = None,
-        repartition_sink_topics: list[str] | None = None,
-        repartition_source_topics: list[TopicInfo] | None = None,
-        copartition_groups: list[CopartitionGroup] | None = None,
+        source_topics: list[str] = DEFAULT,
+        source_topic_regex: list[str] = DEFAULT,
+        state_changelog_topics: list[TopicInfo] = DEFAULT,
+        repartition_sink_topics: list[str] = DEFAULT,
+        repartition_source_topics: list[TopicInfo] = DEFAULT,
+        copartition_groups: list[CopartitionGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.subtopology_id = subtopology_id
-        self.source_topics = [] if source_topics is None else source_topics
-        self.source_topic_regex = [] if source_topic_regex is None else source_topic_regex
-        self.state_changelog_topics = [] if state_changelog_topics is None else state_changelog_topics
-        self.repartition_sink_topics = [] if repartition_sink_topics is None else repartition_sink_topics
-        self.repartition_source_topics = [] if repartition_source_topics is None else repartition_source_topics
-        self.copartition_groups = [] if copartition_groups is None else copartition_groups
+        self.source_topics = [] if source_topics is DEFAULT else source_topics
+        self.source_topic_regex = [] if source_topic_regex is DEFAULT else source_topic_regex
+        self.state_changelog_topics = [] if state_changelog_topics is DEFAULT else state_changelog_topics
+        self.repartition_sink_topics = [] if repartition_sink_topics is DEFAULT else repartition_sink_topics
+        self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
+        self.copartition_groups = [] if copartition_groups is DEFAULT else copartition_groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -260,30 +296,39 @@ class StreamsGroupTopologyValue(GeneratedStruct):
     """Kafka's StreamsGroupTopologyValue (coordinator-value, apiKey 23), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("epoch", "subtopologies", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "epoch": "Epoch of the topology, raised when the application's topology changes.",
+        "subtopologies": "Independent parts of the Streams application's topology, each processing its own input partitions.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StreamsGroupTopologyValue"
     API_KEY: int | None = 23
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Epoch of the topology, raised when the application's topology changes.
     epoch: int  # versions 0+
-    # Independent parts of the Streams application's topology, each processing its own input
-    # partitions.
+    """Epoch of the topology, raised when the application's topology changes."""
     subtopologies: list[Subtopology]  # versions 0+
+    """Independent parts of the Streams application's topology, each processing its own input
+    partitions."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         epoch: int = 0,
-        subtopologies: list[Subtopology] | None = None,
+        subtopologies: list[Subtopology] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.epoch = epoch
-        self.subtopologies = [] if subtopologies is None else subtopologies
+        self.subtopologies = [] if subtopologies is DEFAULT else subtopologies
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -355,7 +400,7 @@ def _write_TopicConfig_v0(config: TopicConfig, out: bytearray) -> None:
     try:
         field = "key"
         if config.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which TopicConfig version 0 does not allow (never nullable)")
         key_utf8 = config.key.encode()
         if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(key_utf8) + 1)
@@ -364,7 +409,7 @@ def _write_TopicConfig_v0(config: TopicConfig, out: bytearray) -> None:
             _w.write_compact_string(out, config.key)
         field = "value"
         if config.value is None:
-            raise EncodeError("field value is null but not nullable at this version")
+            raise EncodeError("field value is null, which TopicConfig version 0 does not allow (never nullable)")
         value_utf8 = config.value.encode()
         if len(value_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(value_utf8) + 1)
@@ -486,7 +531,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
     try:
         field = "name"
         if info.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
         name_utf8 = info.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -498,7 +543,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
         field = "topic_configs[]"
         topic_configs_items = info.topic_configs
         if topic_configs_items is None:
-            raise EncodeError("field topic_configs is null but not nullable at this version")
+                raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
         elif len(topic_configs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_configs_items) + 1)
             for topic_configs_item in topic_configs_items:
@@ -603,7 +648,7 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         field = "source_topics"
         source_topics_items = group.source_topics
         if source_topics_items is None:
-            raise EncodeError("field source_topics is null but not nullable at this version")
+                raise EncodeError("field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
         elif len(source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(source_topics_items) + 1)
             out += _pack_int16s[len(source_topics_items)](*source_topics_items)
@@ -613,7 +658,7 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         field = "source_topic_regex"
         source_topic_regex_items = group.source_topic_regex
         if source_topic_regex_items is None:
-            raise EncodeError("field source_topic_regex is null but not nullable at this version")
+                raise EncodeError("field source_topic_regex is null, which CopartitionGroup version 0 does not allow (never nullable)")
         elif len(source_topic_regex_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(source_topic_regex_items) + 1)
             out += _pack_int16s[len(source_topic_regex_items)](*source_topic_regex_items)
@@ -623,7 +668,7 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         field = "repartition_source_topics"
         repartition_source_topics_items = group.repartition_source_topics
         if repartition_source_topics_items is None:
-            raise EncodeError("field repartition_source_topics is null but not nullable at this version")
+                raise EncodeError("field repartition_source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
         elif len(repartition_source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(repartition_source_topics_items) + 1)
             out += _pack_int16s[len(repartition_source_topics_items)](*repartition_source_topics_items)
@@ -1045,7 +1090,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
     try:
         field = "subtopology_id"
         if subtopology.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null but not nullable at this version")
+            raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
         subtopology_id_utf8 = subtopology.subtopology_id.encode()
         if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(subtopology_id_utf8) + 1)
@@ -1055,7 +1100,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "source_topics"
         source_topics_items = subtopology.source_topics
         if source_topics_items is None:
-            raise EncodeError("field source_topics is null but not nullable at this version")
+                raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(source_topics_items) + 1)
             for source_topics_item in source_topics_items:
@@ -1071,7 +1116,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "source_topic_regex"
         source_topic_regex_items = subtopology.source_topic_regex
         if source_topic_regex_items is None:
-            raise EncodeError("field source_topic_regex is null but not nullable at this version")
+                raise EncodeError("field source_topic_regex is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(source_topic_regex_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(source_topic_regex_items) + 1)
             for source_topic_regex_item in source_topic_regex_items:
@@ -1087,7 +1132,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "state_changelog_topics[]"
         state_changelog_topics_items = subtopology.state_changelog_topics
         if state_changelog_topics_items is None:
-            raise EncodeError("field state_changelog_topics is null but not nullable at this version")
+                raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(state_changelog_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_changelog_topics_items) + 1)
             for state_changelog_topics_item in state_changelog_topics_items:
@@ -1099,7 +1144,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "repartition_sink_topics"
         repartition_sink_topics_items = subtopology.repartition_sink_topics
         if repartition_sink_topics_items is None:
-            raise EncodeError("field repartition_sink_topics is null but not nullable at this version")
+                raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(repartition_sink_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(repartition_sink_topics_items) + 1)
             for repartition_sink_topics_item in repartition_sink_topics_items:
@@ -1115,7 +1160,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "repartition_source_topics[]"
         repartition_source_topics_items = subtopology.repartition_source_topics
         if repartition_source_topics_items is None:
-            raise EncodeError("field repartition_source_topics is null but not nullable at this version")
+                raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(repartition_source_topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(repartition_source_topics_items) + 1)
             for repartition_source_topics_item in repartition_source_topics_items:
@@ -1127,7 +1172,7 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "copartition_groups[]"
         copartition_groups_items = subtopology.copartition_groups
         if copartition_groups_items is None:
-            raise EncodeError("field copartition_groups is null but not nullable at this version")
+                raise EncodeError("field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
         elif len(copartition_groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(copartition_groups_items) + 1)
             for copartition_groups_item in copartition_groups_items:
@@ -1614,7 +1659,7 @@ def _write_StreamsGroupTopologyValue_v0(value: StreamsGroupTopologyValue, out: b
         field = "subtopologies[]"
         subtopologies_items = value.subtopologies
         if subtopologies_items is None:
-            raise EncodeError("field subtopologies is null but not nullable at this version")
+                raise EncodeError("field subtopologies is null, which StreamsGroupTopologyValue version 0 does not allow (never nullable)")
         elif len(subtopologies_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(subtopologies_items) + 1)
             for subtopologies_item in subtopologies_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -45,16 +45,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TaskId(GeneratedStruct):
     """The TaskId structure of SubscriptionInfoData."""
 
-    __slots__ = ("topic_group_id", "partition", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_group_id": 'Subtopology number of the task.',
+        "partition": 'Partition number of the task.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TaskId"
     VALID_VERSIONS = (1, 6)
 
-    # Subtopology number of the task.
     topic_group_id: int  # versions 1-6
-    # Partition number of the task.
+    """Subtopology number of the task."""
     partition: int  # versions 1-6
+    """Partition number of the task."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -63,6 +68,8 @@ class TaskId(GeneratedStruct):
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_group_id = topic_group_id
         self.partition = partition
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -90,16 +97,21 @@ class TaskId(GeneratedStruct):
 class PartitionToOffsetSum(GeneratedStruct):
     """The PartitionToOffsetSum structure of SubscriptionInfoData."""
 
-    __slots__ = ("partition", "offset_sum", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Partition number of the task.',
+        "offset_sum": "Sum of the task's changelog offsets.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionToOffsetSum"
     VALID_VERSIONS = (7, 9)
 
-    # Partition number of the task.
     partition: int  # versions 7-9
-    # Sum of the task's changelog offsets.
+    """Partition number of the task."""
     offset_sum: int  # versions 7-9
+    """Sum of the task's changelog offsets."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -108,6 +120,8 @@ class PartitionToOffsetSum(GeneratedStruct):
         offset_sum: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.offset_sum = offset_sum
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -135,22 +149,30 @@ class PartitionToOffsetSum(GeneratedStruct):
 class TaskOffsetSum(GeneratedStruct):
     """The TaskOffsetSum structure of SubscriptionInfoData."""
 
-    __slots__ = ("topic_group_id", "partition", "offset_sum", "named_topology", "partition_to_offset_sum", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_group_id": 'Subtopology number of the task.',
+        "partition": 'Partition number of the task.',
+        "offset_sum": "Sum of the task's changelog offsets.",
+        "named_topology": 'Named topology the task belongs to, or null; needed to tell tasks apart.',
+        "partition_to_offset_sum": 'Offset sum per partition of the subtopology (before v10).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TaskOffsetSum"
     VALID_VERSIONS = (7, 11)
 
-    # Subtopology number of the task.
     topic_group_id: int  # versions 7+
-    # Partition number of the task.
+    """Subtopology number of the task."""
     partition: int  # versions 10+
-    # Sum of the task's changelog offsets.
+    """Partition number of the task."""
     offset_sum: int  # versions 10+
-    # Named topology the task belongs to, or null; needed to tell tasks apart.
+    """Sum of the task's changelog offsets."""
     named_topology: str | None  # versions 10+, nullable
-    # Offset sum per partition of the subtopology (before v10).
+    """Named topology the task belongs to, or null; needed to tell tasks apart."""
     partition_to_offset_sum: list[PartitionToOffsetSum]  # versions 7-9
+    """Offset sum per partition of the subtopology (before v10)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -159,14 +181,16 @@ class TaskOffsetSum(GeneratedStruct):
         partition: int = 0,
         offset_sum: int = 0,
         named_topology: str | None = '',
-        partition_to_offset_sum: list[PartitionToOffsetSum] | None = None,
+        partition_to_offset_sum: list[PartitionToOffsetSum] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_group_id = topic_group_id
         self.partition = partition
         self.offset_sum = offset_sum
         self.named_topology = named_topology
-        self.partition_to_offset_sum = [] if partition_to_offset_sum is None else partition_to_offset_sum
+        self.partition_to_offset_sum = [] if partition_to_offset_sum is DEFAULT else partition_to_offset_sum
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -198,16 +222,21 @@ class TaskOffsetSum(GeneratedStruct):
 class ClientTag(GeneratedStruct):
     """The ClientTag structure of SubscriptionInfoData."""
 
-    __slots__ = ("key", "value", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "key": 'Name of the client tag, as UTF-8 bytes.',
+        "value": 'Value of the client tag, as UTF-8 bytes.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ClientTag"
     VALID_VERSIONS = (11, 11)
 
-    # Name of the client tag, as UTF-8 bytes.
     key: bytes  # versions 11+
-    # Value of the client tag, as UTF-8 bytes.
+    """Name of the client tag, as UTF-8 bytes."""
     value: bytes  # versions 11+
+    """Value of the client tag, as UTF-8 bytes."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -216,6 +245,8 @@ class ClientTag(GeneratedStruct):
         value: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -243,36 +274,51 @@ class ClientTag(GeneratedStruct):
 class SubscriptionInfoData(GeneratedStruct):
     """Kafka's SubscriptionInfoData (data), versions 1-11, flexible versions none."""
 
-    __slots__ = ("version", "latest_supported_version", "process_id", "prev_tasks", "standby_tasks", "user_end_point", "task_offset_sums", "unique_field", "error_code", "client_tags", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "version": 'Version this subscription is encoded at.',
+        "latest_supported_version": 'Newest version the client can read, -1 when not said.',
+        "process_id": 'Id of the Streams process sending the subscription.',
+        "prev_tasks": 'Active tasks the client ran before this rebalance.',
+        "standby_tasks": 'Standby tasks the client kept before this rebalance.',
+        "user_end_point": "host:port of the client's interactive-query endpoint, as bytes.",
+        "task_offset_sums": 'For each task with local state, the sum of its changelog offsets.',
+        "unique_field": "Value that makes each member's subscription differ, so a rebalance is noticed.",
+        "error_code": 'Streams assignor error the client reports, 0 for none; 4 (shutdown requested) asks every client of the application to shut down.',
+        "client_tags": 'Tags of the client, used by rack-aware standby placement.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SubscriptionInfoData"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (1, 11)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 11)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Version this subscription is encoded at.
     version: int  # versions 1+
-    # Newest version the client can read, -1 when not said.
+    """Version this subscription is encoded at."""
     latest_supported_version: int  # versions 3+
-    # Id of the Streams process sending the subscription.
+    """Newest version the client can read, -1 when not said."""
     process_id: UUID  # versions 1+
-    # Active tasks the client ran before this rebalance.
+    """Id of the Streams process sending the subscription."""
     prev_tasks: list[TaskId]  # versions 1-6
-    # Standby tasks the client kept before this rebalance.
+    """Active tasks the client ran before this rebalance."""
     standby_tasks: list[TaskId]  # versions 1-6
-    # host:port of the client's interactive-query endpoint, as bytes.
+    """Standby tasks the client kept before this rebalance."""
     user_end_point: bytes  # versions 2+
-    # For each task with local state, the sum of its changelog offsets.
+    """host:port of the client's interactive-query endpoint, as bytes."""
     task_offset_sums: list[TaskOffsetSum]  # versions 7+
-    # Value that makes each member's subscription differ, so a rebalance is noticed.
+    """For each task with local state, the sum of its changelog offsets."""
     unique_field: int  # versions 8+
-    # Streams assignor error the client reports, 0 for none; 4 (shutdown requested) asks every
-    # client of the application to shut down.
+    """Value that makes each member's subscription differ, so a rebalance is noticed."""
     error_code: int  # versions 9+
-    # Tags of the client, used by rack-aware standby placement.
+    """Streams assignor error the client reports, 0 for none; 4 (shutdown requested) asks every
+    client of the application to shut down."""
     client_tags: list[ClientTag]  # versions 11+
+    """Tags of the client, used by rack-aware standby placement."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -280,25 +326,27 @@ class SubscriptionInfoData(GeneratedStruct):
         version: int = 0,
         latest_supported_version: int = -1,
         process_id: UUID = _ZERO_UUID,
-        prev_tasks: list[TaskId] | None = None,
-        standby_tasks: list[TaskId] | None = None,
+        prev_tasks: list[TaskId] = DEFAULT,
+        standby_tasks: list[TaskId] = DEFAULT,
         user_end_point: bytes = b'',
-        task_offset_sums: list[TaskOffsetSum] | None = None,
+        task_offset_sums: list[TaskOffsetSum] = DEFAULT,
         unique_field: int = 0,
         error_code: int = 0,
-        client_tags: list[ClientTag] | None = None,
+        client_tags: list[ClientTag] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.version = version
         self.latest_supported_version = latest_supported_version
         self.process_id = process_id
-        self.prev_tasks = [] if prev_tasks is None else prev_tasks
-        self.standby_tasks = [] if standby_tasks is None else standby_tasks
+        self.prev_tasks = [] if prev_tasks is DEFAULT else prev_tasks
+        self.standby_tasks = [] if standby_tasks is DEFAULT else standby_tasks
         self.user_end_point = user_end_point
-        self.task_offset_sums = [] if task_offset_sums is None else task_offset_sums
+        self.task_offset_sums = [] if task_offset_sums is DEFAULT else task_offset_sums
         self.unique_field = unique_field
         self.error_code = error_code
-        self.client_tags = [] if client_tags is None else client_tags
+        self.client_tags = [] if client_tags is DEFAULT else client_tags
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -462,7 +510,7 @@ def _write_TaskOffsetSum_v7_9(task_offset_sum: TaskOffsetSum, out: bytearray) ->
         field = "partition_to_offset_sum[]"
         partition_to_offset_sum_items = task_offset_sum.partition_to_offset_sum
         if partition_to_offset_sum_items is None:
-            raise EncodeError("field partition_to_offset_sum is null but not nullable at this version")
+                raise EncodeError("field partition_to_offset_sum is null, which TaskOffsetSum versions 7-9 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_to_offset_sum_items), False)
             for partition_to_offset_sum_item in partition_to_offset_sum_items:
@@ -546,11 +594,11 @@ def _write_ClientTag_v11(client_tag: ClientTag, out: bytearray) -> None:
     try:
         field = "key"
         if client_tag.key is None:
-            raise EncodeError("field key is null but not nullable at this version")
+            raise EncodeError("field key is null, which ClientTag version 11 does not allow (never nullable)")
         _w.write_bytes(out, client_tag.key)
         field = "value"
         if client_tag.value is None:
-            raise EncodeError("field value is null but not nullable at this version")
+            raise EncodeError("field value is null, which ClientTag version 11 does not allow (never nullable)")
         _w.write_bytes(out, client_tag.value)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -658,7 +706,7 @@ def _write_SubscriptionInfoData_v1(data: SubscriptionInfoData, out: bytearray) -
         field = "prev_tasks[]"
         prev_tasks_items = data.prev_tasks
         if prev_tasks_items is None:
-            raise EncodeError("field prev_tasks is null but not nullable at this version")
+                raise EncodeError("field prev_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(prev_tasks_items), False)
             for prev_tasks_item in prev_tasks_items:
@@ -666,7 +714,7 @@ def _write_SubscriptionInfoData_v1(data: SubscriptionInfoData, out: bytearray) -
         field = "standby_tasks[]"
         standby_tasks_items = data.standby_tasks
         if standby_tasks_items is None:
-            raise EncodeError("field standby_tasks is null but not nullable at this version")
+                raise EncodeError("field standby_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(standby_tasks_items), False)
             for standby_tasks_item in standby_tasks_items:
@@ -789,7 +837,7 @@ def _write_SubscriptionInfoData_v2(data: SubscriptionInfoData, out: bytearray) -
         field = "prev_tasks[]"
         prev_tasks_items = data.prev_tasks
         if prev_tasks_items is None:
-            raise EncodeError("field prev_tasks is null but not nullable at this version")
+                raise EncodeError("field prev_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(prev_tasks_items), False)
             for prev_tasks_item in prev_tasks_items:
@@ -797,14 +845,14 @@ def _write_SubscriptionInfoData_v2(data: SubscriptionInfoData, out: bytearray) -
         field = "standby_tasks[]"
         standby_tasks_items = data.standby_tasks
         if standby_tasks_items is None:
-            raise EncodeError("field standby_tasks is null but not nullable at this version")
+                raise EncodeError("field standby_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(standby_tasks_items), False)
             for standby_tasks_item in standby_tasks_items:
                 _write_TaskId_v1_6(standby_tasks_item, out)
         field = "user_end_point"
         if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null but not nullable at this version")
+            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
         _w.write_bytes(out, data.user_end_point)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -922,7 +970,7 @@ def _write_SubscriptionInfoData_v3_6(data: SubscriptionInfoData, out: bytearray)
         field = "prev_tasks[]"
         prev_tasks_items = data.prev_tasks
         if prev_tasks_items is None:
-            raise EncodeError("field prev_tasks is null but not nullable at this version")
+                raise EncodeError("field prev_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(prev_tasks_items), False)
             for prev_tasks_item in prev_tasks_items:
@@ -930,14 +978,14 @@ def _write_SubscriptionInfoData_v3_6(data: SubscriptionInfoData, out: bytearray)
         field = "standby_tasks[]"
         standby_tasks_items = data.standby_tasks
         if standby_tasks_items is None:
-            raise EncodeError("field standby_tasks is null but not nullable at this version")
+                raise EncodeError("field standby_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
         else:
             _w.write_count(out, len(standby_tasks_items), False)
             for standby_tasks_item in standby_tasks_items:
                 _write_TaskId_v1_6(standby_tasks_item, out)
         field = "user_end_point"
         if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null but not nullable at this version")
+            raise EncodeError("field user_end_point is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
         _w.write_bytes(out, data.user_end_point)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -1058,12 +1106,12 @@ def _write_SubscriptionInfoData_v7(data: SubscriptionInfoData, out: bytearray) -
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
         if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null but not nullable at this version")
+            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 7 does not allow (never nullable)")
         _w.write_bytes(out, data.user_end_point)
         field = "task_offset_sums[]"
         task_offset_sums_items = data.task_offset_sums
         if task_offset_sums_items is None:
-            raise EncodeError("field task_offset_sums is null but not nullable at this version")
+                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 7 does not allow (never nullable)")
         else:
             _w.write_count(out, len(task_offset_sums_items), False)
             for task_offset_sums_item in task_offset_sums_items:
@@ -1180,12 +1228,12 @@ def _write_SubscriptionInfoData_v8(data: SubscriptionInfoData, out: bytearray) -
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
         if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null but not nullable at this version")
+            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 8 does not allow (never nullable)")
         _w.write_bytes(out, data.user_end_point)
         field = "task_offset_sums[]"
         task_offset_sums_items = data.task_offset_sums
         if task_offset_sums_items is None:
-            raise EncodeError("field task_offset_sums is null but not nullable at this version")
+                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 8 does not allow (never nullable)")
         else:
             _w.write_count(out, len(task_offset_sums_items), False)
             for task_offset_sums_item in task_offset_sums_items:
@@ -1301,12 +1349,12 @@ def _write_SubscriptionInfoData_v9(data: SubscriptionInfoData, out: bytearray) -
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
         if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null but not nullable at this version")
+            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 9 does not allow (never nullable)")
         _w.write_bytes(out, data.user_end_point)
         field = "task_offset_sums[]"
         task_offset_sums_items = data.task_offset_sums
         if task_offset_sums_items is None:
-            raise EncodeError("field task_offset_sums is null but not nullable at this version")
+                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 9 does not allow (never nullable)")
         else:
             _w.write_count(out, len(task_offset_sums_items), False)
             for task_offset_sums_item in task_offset_sums_items:
@@ -1396,12 +1444,12 @@ def _write_SubscriptionInfoData_v10(data: SubscriptionInfoData, out: bytearray) 
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
         if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null but not nullable at this version")
+            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 10 does not allow (never nullable)")
         _w.write_bytes(out, data.user_end_point)
         field = "task_offset_sums[]"
         task_offset_sums_items = data.task_offset_sums
         if task_offset_sums_items is None:
-            raise EncodeError("field task_offset_sums is null but not nullable at this version")
+                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 10 does not allow (never nullable)")
         else:
             _w.write_count(out, len(task_offset_sums_items), False)
             for task_offset_sums_item in task_offset_sums_items:
@@ -1513,12 +1561,12 @@ def _write_SubscriptionInfoData_v11(data: SubscriptionInfoData, out: bytearray) 
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
         if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null but not nullable at this version")
+            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
         _w.write_bytes(out, data.user_end_point)
         field = "task_offset_sums[]"
         task_offset_sums_items = data.task_offset_sums
         if task_offset_sums_items is None:
-            raise EncodeError("field task_offset_sums is null but not nullable at this version")
+                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
         else:
             _w.write_count(out, len(task_offset_sums_items), False)
             for task_offset_sums_item in task_offset_sums_items:
@@ -1528,7 +1576,7 @@ def _write_SubscriptionInfoData_v11(data: SubscriptionInfoData, out: bytearray) 
         field = "client_tags[]"
         client_tags_items = data.client_tags
         if client_tags_items is None:
-            raise EncodeError("field client_tags is null but not nullable at this version")
+                raise EncodeError("field client_tags is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
         else:
             _w.write_count(out, len(client_tags_items), False)
             for client_tags_item in client_tags_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,16 +26,22 @@ _pack_SyncGroupRequest_generation_id = struct.Struct(">i").pack
 class SyncGroupRequestAssignment(GeneratedStruct):
     """The leader's assignment for every member; empty when sent by a follower."""
 
-    __slots__ = ("member_id", "assignment", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "member_id": 'Member this assignment is for.',
+        "assignment": "The member's assignment for the chosen protocol (for consumers, a ConsumerProtocolAssignment).",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SyncGroupRequestAssignment"
     VALID_VERSIONS = (0, 5)
 
-    # Member this assignment is for.
     member_id: str  # versions 0+
-    # The member's assignment for the chosen protocol (for consumers, a ConsumerProtocolAssignment).
+    """Member this assignment is for."""
     assignment: bytes  # versions 0+
+    """The member's assignment for the chosen protocol (for consumers, a
+    ConsumerProtocolAssignment)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -44,6 +50,8 @@ class SyncGroupRequestAssignment(GeneratedStruct):
         assignment: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.member_id = member_id
         self.assignment = assignment
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -71,31 +79,44 @@ class SyncGroupRequestAssignment(GeneratedStruct):
 class SyncGroupRequest(GeneratedStruct):
     """Kafka's SyncGroupRequest (request, apiKey 14), versions 0-5, flexible versions 4+."""
 
-    __slots__ = ("group_id", "generation_id", "member_id", "group_instance_id", "protocol_type", "protocol_name", "assignments", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the group the member belongs to.',
+        "generation_id": 'Generation the member joined; an old one is refused with ILLEGAL_GENERATION.',
+        "member_id": 'Member id the coordinator gave the member in JoinGroup.',
+        "group_instance_id": 'Static membership id (group.instance.id), or null for a dynamic member.',
+        "protocol_type": "Protocol type of the group (for example consumer), checked against the coordinator's; null to skip the check.",
+        "protocol_name": "Protocol the group chose (for consumers, the assignor), checked against the coordinator's; null to skip the check.",
+        "assignments": "The leader's assignment for every member; empty when sent by a follower.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SyncGroupRequest"
     API_KEY: int | None = 14
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the group the member belongs to.
     group_id: str  # versions 0+
-    # Generation the member joined; an old one is refused with ILLEGAL_GENERATION.
+    """Id of the group the member belongs to."""
     generation_id: int  # versions 0+
-    # Member id the coordinator gave the member in JoinGroup.
+    """Generation the member joined; an old one is refused with ILLEGAL_GENERATION."""
     member_id: str  # versions 0+
-    # Static membership id (group.instance.id), or null for a dynamic member.
+    """Member id the coordinator gave the member in JoinGroup."""
     group_instance_id: str | None  # versions 3+, nullable
-    # Protocol type of the group (for example consumer), checked against the coordinator's; null to
-    # skip the check.
+    """Static membership id (group.instance.id), or null for a dynamic member."""
     protocol_type: str | None  # versions 5+, nullable, ignorable
-    # Protocol the group chose (for consumers, the assignor), checked against the coordinator's;
-    # null to skip the check.
+    """Protocol type of the group (for example consumer), checked against the coordinator's; null
+    to skip the check."""
     protocol_name: str | None  # versions 5+, nullable, ignorable
-    # The leader's assignment for every member; empty when sent by a follower.
+    """Protocol the group chose (for consumers, the assignor), checked against the coordinator's;
+    null to skip the check."""
     assignments: list[SyncGroupRequestAssignment]  # versions 0+
+    """The leader's assignment for every member; empty when sent by a follower."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -106,16 +127,18 @@ class SyncGroupRequest(GeneratedStruct):
         group_instance_id: str | None = None,
         protocol_type: str | None = None,
         protocol_name: str | None = None,
-        assignments: list[SyncGroupRequestAssignment] | None = None,
+        assignments: list[SyncGroupRequestAssignment] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
         self.generation_id = generation_id
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.protocol_type = protocol_type
         self.protocol_name = protocol_name
-        self.assignments = [] if assignments is None else assignments
+        self.assignments = [] if assignments is DEFAULT else assignments
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -173,11 +196,11 @@ def _write_SyncGroupRequestAssignment_v0_3(assignment: SyncGroupRequestAssignmen
     try:
         field = "member_id"
         if assignment.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)")
         _w.write_string(out, assignment.member_id)
         field = "assignment"
         if assignment.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)")
         _w.write_bytes(out, assignment.assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -228,7 +251,7 @@ def _write_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignmen
     try:
         field = "member_id"
         if assignment.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)")
         member_id_utf8 = assignment.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -237,7 +260,7 @@ def _write_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignmen
             _w.write_compact_string(out, assignment.member_id)
         field = "assignment"
         if assignment.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)")
         _w.write_compact_bytes(out, assignment.assignment)
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
@@ -315,18 +338,18 @@ def _write_SyncGroupRequest_v0_2(request: SyncGroupRequest, out: bytearray) -> N
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "assignments[]"
         assignments_items = request.assignments
         if assignments_items is None:
-            raise EncodeError("field assignments is null but not nullable at this version")
+                raise EncodeError("field assignments is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(assignments_items), False)
             for assignments_item in assignments_items:
@@ -404,20 +427,20 @@ def _write_SyncGroupRequest_v3(request: SyncGroupRequest, out: bytearray) -> Non
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which SyncGroupRequest version 3 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which SyncGroupRequest version 3 does not allow (never nullable)")
         _w.write_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
         field = "assignments[]"
         assignments_items = request.assignments
         if assignments_items is None:
-            raise EncodeError("field assignments is null but not nullable at this version")
+                raise EncodeError("field assignments is null, which SyncGroupRequest version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(assignments_items), False)
             for assignments_item in assignments_items:
@@ -555,7 +578,7 @@ def _write_SyncGroupRequest_v4(request: SyncGroupRequest, out: bytearray) -> Non
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which SyncGroupRequest version 4 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -566,7 +589,7 @@ def _write_SyncGroupRequest_v4(request: SyncGroupRequest, out: bytearray) -> Non
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which SyncGroupRequest version 4 does not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -578,7 +601,7 @@ def _write_SyncGroupRequest_v4(request: SyncGroupRequest, out: bytearray) -> Non
         field = "assignments[]"
         assignments_items = request.assignments
         if assignments_items is None:
-            raise EncodeError("field assignments is null but not nullable at this version")
+                raise EncodeError("field assignments is null, which SyncGroupRequest version 4 does not allow (never nullable)")
         elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(assignments_items) + 1)
             for assignments_item in assignments_items:
@@ -757,7 +780,7 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which SyncGroupRequest version 5 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -768,7 +791,7 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which SyncGroupRequest version 5 does not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -784,7 +807,7 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
         field = "assignments[]"
         assignments_items = request.assignments
         if assignments_items is None:
-            raise EncodeError("field assignments is null but not nullable at this version")
+                raise EncodeError("field assignments is null, which SyncGroupRequest version 5 does not allow (never nullable)")
         elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(assignments_items) + 1)
             for assignments_item in assignments_items:

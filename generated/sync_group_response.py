@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,27 +28,37 @@ _pack_SyncGroupResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 class SyncGroupResponse(GeneratedStruct):
     """Kafka's SyncGroupResponse (response, apiKey 14), versions 0-5, flexible versions 4+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "protocol_type", "protocol_name", "assignment", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 on success; REBALANCE_IN_PROGRESS asks the member to rejoin; also ILLEGAL_GENERATION or INCONSISTENT_GROUP_PROTOCOL.',
+        "protocol_type": 'Protocol type of the group (for example consumer), or null.',
+        "protocol_name": 'Protocol the group chose (for consumers, the assignor), or null.',
+        "assignment": "This member's assignment for the chosen protocol (for consumers, a ConsumerProtocolAssignment).",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "SyncGroupResponse"
     API_KEY: int | None = 14
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Outcome, 0 on success; REBALANCE_IN_PROGRESS asks the member to rejoin; also
-    # ILLEGAL_GENERATION or INCONSISTENT_GROUP_PROTOCOL.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Protocol type of the group (for example consumer), or null.
+    """Outcome, 0 on success; REBALANCE_IN_PROGRESS asks the member to rejoin; also
+    ILLEGAL_GENERATION or INCONSISTENT_GROUP_PROTOCOL."""
     protocol_type: str | None  # versions 5+, nullable, ignorable
-    # Protocol the group chose (for consumers, the assignor), or null.
+    """Protocol type of the group (for example consumer), or null."""
     protocol_name: str | None  # versions 5+, nullable, ignorable
-    # This member's assignment for the chosen protocol (for consumers, a
-    # ConsumerProtocolAssignment).
+    """Protocol the group chose (for consumers, the assignor), or null."""
     assignment: bytes  # versions 0+
+    """This member's assignment for the chosen protocol (for consumers, a
+    ConsumerProtocolAssignment)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -60,6 +70,8 @@ class SyncGroupResponse(GeneratedStruct):
         assignment: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.protocol_type = protocol_type
@@ -124,7 +136,7 @@ def _write_SyncGroupResponse_v0(response: SyncGroupResponse, out: bytearray) -> 
         out += _pack_SyncGroupResponse_error_code(response.error_code)
         field = "assignment"
         if response.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which SyncGroupResponse version 0 does not allow (never nullable)")
         _w.write_bytes(out, response.assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -165,7 +177,7 @@ def _write_SyncGroupResponse_v1_3(response: SyncGroupResponse, out: bytearray) -
         out += _pack_SyncGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "assignment"
         if response.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which SyncGroupResponse versions 1-3 do not allow (never nullable)")
         _w.write_bytes(out, response.assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -209,7 +221,7 @@ def _write_SyncGroupResponse_v4(response: SyncGroupResponse, out: bytearray) -> 
         out += _pack_SyncGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "assignment"
         if response.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which SyncGroupResponse version 4 does not allow (never nullable)")
         _w.write_compact_bytes(out, response.assignment)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
@@ -295,7 +307,7 @@ def _write_SyncGroupResponse_v5(response: SyncGroupResponse, out: bytearray) -> 
         _w.write_compact_string(out, response.protocol_name)
         field = "assignment"
         if response.assignment is None:
-            raise EncodeError("field assignment is null but not nullable at this version")
+            raise EncodeError("field assignment is null, which SyncGroupResponse version 5 does not allow (never nullable)")
         _w.write_compact_bytes(out, response.assignment)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -24,19 +24,26 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicRecord(GeneratedStruct):
     """Kafka's TopicRecord (metadata, apiKey 2), versions 0, flexible versions 0+."""
 
-    __slots__ = ("name", "topic_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the new topic.',
+        "topic_id": 'Cluster-unique id given to the topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicRecord"
     API_KEY: int | None = 2
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Name of the new topic.
     name: str  # versions 0+
-    # Cluster-unique id given to the topic.
+    """Name of the new topic."""
     topic_id: UUID  # versions 0+
+    """Cluster-unique id given to the topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -45,6 +52,8 @@ class TopicRecord(GeneratedStruct):
         topic_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.topic_id = topic_id
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -108,7 +117,7 @@ def _write_TopicRecord_v0(record: TopicRecord, out: bytearray) -> None:
     try:
         field = "name"
         if record.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TopicRecord version 0 does not allow (never nullable)")
         name_utf8 = record.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)

@@ -15,23 +15,29 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class TransactionLogKey(GeneratedStruct):
     """Kafka's TransactionLogKey (coordinator-key, apiKey 0), versions 0, flexible versions none."""
 
-    __slots__ = ("transactional_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_id": 'Transactional id whose transaction state the value holds.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TransactionLogKey"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "coordinator-key"
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Transactional id whose transaction state the value holds.
     transactional_id: str  # version 0
+    """Transactional id whose transaction state the value holds."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -39,6 +45,8 @@ class TransactionLogKey(GeneratedStruct):
         transactional_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.transactional_id = transactional_id
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -83,7 +91,7 @@ def _write_TransactionLogKey_v0(key: TransactionLogKey, out: bytearray) -> None:
     try:
         field = "transactional_id"
         if key.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which TransactionLogKey version 0 does not allow (never nullable)")
         _w.write_string(out, key.transactional_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None

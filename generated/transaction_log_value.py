@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -38,26 +38,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class PartitionsSchema(GeneratedStruct):
     """Partitions taking part in the transaction, or null."""
 
-    __slots__ = ("topic", "partition_ids", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic": 'Name of the topic the partitions in this entry belong to.',
+        "partition_ids": "Indexes of the topic's partitions in the transaction.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionsSchema"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+
-    # Indexes of the topic's partitions in the transaction.
+    """Name of the topic the partitions in this entry belong to."""
     partition_ids: list[int]  # versions 0+
+    """Indexes of the topic's partitions in the transaction."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic: str = '',
-        partition_ids: list[int] | None = None,
+        partition_ids: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic = topic
-        self.partition_ids = [] if partition_ids is None else partition_ids
+        self.partition_ids = [] if partition_ids is DEFAULT else partition_ids
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -84,41 +91,58 @@ class TransactionLogValue(GeneratedStruct):
     """Kafka's TransactionLogValue (coordinator-value, apiKey 0), versions 0-1, flexible versions
     1+."""
 
-    __slots__ = ("producer_id", "previous_producer_id", "next_producer_id", "producer_epoch", "next_producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "client_transaction_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "producer_id": 'Producer id currently bound to the transactional id.',
+        "previous_producer_id": 'Producer id of the last committed transaction, -1 when none.',
+        "next_producer_id": 'Newest producer id handed to the producer, -1 when none.',
+        "producer_epoch": 'Epoch of the producer id.',
+        "next_producer_epoch": 'Epoch that goes with NextProducerId when the coordinator has moved the producer to a new id (KIP-890), -1 when none.',
+        "transaction_timeout_ms": 'Transaction timeout in milliseconds; the coordinator aborts a transaction open longer than this.',
+        "transaction_status": 'Transaction state: 0 Empty, 1 Ongoing, 2 PrepareCommit, 3 PrepareAbort, 4 CompleteCommit, 5 CompleteAbort, 6 Dead, 7 PrepareEpochFence.',
+        "transaction_partitions": 'Partitions taking part in the transaction, or null.',
+        "transaction_last_update_timestamp_ms": 'When the transaction state last changed, in milliseconds since the epoch.',
+        "transaction_start_timestamp_ms": 'When the current transaction started, in milliseconds since the epoch; -1 when none is open.',
+        "client_transaction_version": 'Transaction protocol version (transaction.version) the producer uses: 0 or 1 for the old protocol, 2 for KIP-890 part 2.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TransactionLogValue"
     API_KEY: int | None = 0
     MESSAGE_TYPE = "coordinator-value"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Producer id currently bound to the transactional id.
     producer_id: int  # versions 0+
-    # Producer id of the last committed transaction, -1 when none.
+    """Producer id currently bound to the transactional id."""
     previous_producer_id: int  # versions 1+, tag 0
-    # Newest producer id handed to the producer, -1 when none.
+    """Producer id of the last committed transaction, -1 when none."""
     next_producer_id: int  # versions 1+, tag 1
-    # Epoch of the producer id.
+    """Newest producer id handed to the producer, -1 when none."""
     producer_epoch: int  # versions 0+
-    # Epoch that goes with NextProducerId when the coordinator has moved the producer to a new id
-    # (KIP-890), -1 when none.
+    """Epoch of the producer id."""
     next_producer_epoch: int  # versions 1+, tag 3
-    # Transaction timeout in milliseconds; the coordinator aborts a transaction open longer than
-    # this.
+    """Epoch that goes with NextProducerId when the coordinator has moved the producer to a new
+    id (KIP-890), -1 when none."""
     transaction_timeout_ms: int  # versions 0+
-    # Transaction state: 0 Empty, 1 Ongoing, 2 PrepareCommit, 3 PrepareAbort, 4 CompleteCommit, 5
-    # CompleteAbort, 6 Dead, 7 PrepareEpochFence.
+    """Transaction timeout in milliseconds; the coordinator aborts a transaction open longer than
+    this."""
     transaction_status: int  # versions 0+
-    # Partitions taking part in the transaction, or null.
+    """Transaction state: 0 Empty, 1 Ongoing, 2 PrepareCommit, 3 PrepareAbort, 4 CompleteCommit,
+    5 CompleteAbort, 6 Dead, 7 PrepareEpochFence."""
     transaction_partitions: list[PartitionsSchema] | None  # versions 0+, nullable
-    # When the transaction state last changed, in milliseconds since the epoch.
+    """Partitions taking part in the transaction, or null."""
     transaction_last_update_timestamp_ms: int  # versions 0+
-    # When the current transaction started, in milliseconds since the epoch; -1 when none is open.
+    """When the transaction state last changed, in milliseconds since the epoch."""
     transaction_start_timestamp_ms: int  # versions 0+
-    # Transaction protocol version (transaction.version) the producer uses: 0 or 1 for the old
-    # protocol, 2 for KIP-890 part 2.
+    """When the current transaction started, in milliseconds since the epoch; -1 when none is
+    open."""
     client_transaction_version: int  # versions 1+, tag 2
+    """Transaction protocol version (transaction.version) the producer uses: 0 or 1 for the old
+    protocol, 2 for KIP-890 part 2."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -130,12 +154,14 @@ class TransactionLogValue(GeneratedStruct):
         next_producer_epoch: int = -1,
         transaction_timeout_ms: int = 0,
         transaction_status: int = 0,
-        transaction_partitions: list[PartitionsSchema] | None = None,
+        transaction_partitions: list[PartitionsSchema] | None = DEFAULT,
         transaction_last_update_timestamp_ms: int = 0,
         transaction_start_timestamp_ms: int = 0,
         client_transaction_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.producer_id = producer_id
         self.previous_producer_id = previous_producer_id
         self.next_producer_id = next_producer_id
@@ -143,7 +169,7 @@ class TransactionLogValue(GeneratedStruct):
         self.next_producer_epoch = next_producer_epoch
         self.transaction_timeout_ms = transaction_timeout_ms
         self.transaction_status = transaction_status
-        self.transaction_partitions = [] if transaction_partitions is None else transaction_partitions
+        self.transaction_partitions = [] if transaction_partitions is DEFAULT else transaction_partitions
         self.transaction_last_update_timestamp_ms = transaction_last_update_timestamp_ms
         self.transaction_start_timestamp_ms = transaction_start_timestamp_ms
         self.client_transaction_version = client_transaction_version
@@ -216,12 +242,12 @@ def _write_PartitionsSchema_v0(schema: PartitionsSchema, out: bytearray) -> None
     try:
         field = "topic"
         if schema.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which PartitionsSchema version 0 does not allow (never nullable)")
         _w.write_string(out, schema.topic)
         field = "partition_ids"
         partition_ids_items = schema.partition_ids
         if partition_ids_items is None:
-            raise EncodeError("field partition_ids is null but not nullable at this version")
+                raise EncodeError("field partition_ids is null, which PartitionsSchema version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_ids_items), False)
             _w.write_fixed_array(out, partition_ids_items, "i")
@@ -292,7 +318,7 @@ def _write_PartitionsSchema_v1(schema: PartitionsSchema, out: bytearray) -> None
     try:
         field = "topic"
         if schema.topic is None:
-            raise EncodeError("field topic is null but not nullable at this version")
+            raise EncodeError("field topic is null, which PartitionsSchema version 1 does not allow (never nullable)")
         topic_utf8 = schema.topic.encode()
         if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_utf8) + 1)
@@ -302,7 +328,7 @@ def _write_PartitionsSchema_v1(schema: PartitionsSchema, out: bytearray) -> None
         field = "partition_ids"
         partition_ids_items = schema.partition_ids
         if partition_ids_items is None:
-            raise EncodeError("field partition_ids is null but not nullable at this version")
+                raise EncodeError("field partition_ids is null, which PartitionsSchema version 1 does not allow (never nullable)")
         elif len(partition_ids_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_ids_items) + 1)
             out += _pack_int32s[len(partition_ids_items)](*partition_ids_items)

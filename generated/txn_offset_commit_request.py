@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,20 +32,27 @@ _pack_TxnOffsetCommitRequest_producer_id_to_generation_id = struct.Struct(">qhi"
 class TxnOffsetCommitRequestPartition(GeneratedStruct):
     """Partitions of this topic with an offset to commit."""
 
-    __slots__ = ("partition_index", "committed_offset", "committed_leader_epoch", "committed_metadata", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within its topic.',
+        "committed_offset": 'Offset to commit: the next record the group should consume.',
+        "committed_leader_epoch": 'Leader epoch of the last record consumed, or -1 when unknown.',
+        "committed_metadata": 'Free-form text stored with the offset, or null.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TxnOffsetCommitRequestPartition"
     VALID_VERSIONS = (0, 5)
 
-    # Index of the partition within its topic.
     partition_index: int  # versions 0+
-    # Offset to commit: the next record the group should consume.
+    """Index of the partition within its topic."""
     committed_offset: int  # versions 0+
-    # Leader epoch of the last record consumed, or -1 when unknown.
+    """Offset to commit: the next record the group should consume."""
     committed_leader_epoch: int  # versions 2+, ignorable
-    # Free-form text stored with the offset, or null.
+    """Leader epoch of the last record consumed, or -1 when unknown."""
     committed_metadata: str | None  # versions 0+, nullable
+    """Free-form text stored with the offset, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -56,6 +63,8 @@ class TxnOffsetCommitRequestPartition(GeneratedStruct):
         committed_metadata: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.committed_offset = committed_offset
         self.committed_leader_epoch = committed_leader_epoch
@@ -89,26 +98,33 @@ class TxnOffsetCommitRequestPartition(GeneratedStruct):
 class TxnOffsetCommitRequestTopic(GeneratedStruct):
     """Topics whose offsets are committed within the transaction."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of this topic with an offset to commit.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TxnOffsetCommitRequestTopic"
     VALID_VERSIONS = (0, 5)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions of this topic with an offset to commit.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[TxnOffsetCommitRequestPartition]  # versions 0+
+    """Partitions of this topic with an offset to commit."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[TxnOffsetCommitRequestPartition] | None = None,
+        partitions: list[TxnOffsetCommitRequestPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -134,31 +150,45 @@ class TxnOffsetCommitRequestTopic(GeneratedStruct):
 class TxnOffsetCommitRequest(GeneratedStruct):
     """Kafka's TxnOffsetCommitRequest (request, apiKey 28), versions 0-5, flexible versions 3+."""
 
-    __slots__ = ("transactional_id", "group_id", "producer_id", "producer_epoch", "generation_id", "member_id", "group_instance_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "transactional_id": 'Transactional id of the producer committing the offsets.',
+        "group_id": 'Id of the consumer group the offsets are committed for.',
+        "producer_id": 'Producer id the transactional id currently holds.',
+        "producer_epoch": 'Epoch of that producer id; an older epoch is fenced.',
+        "generation_id": 'Generation of the consumer group the committing member belongs to, or -1 when unknown.',
+        "member_id": 'Member id the group coordinator gave the consumer, or empty.',
+        "group_instance_id": 'Static member id set by the user, or null for a dynamic member.',
+        "topics": 'Topics whose offsets are committed within the transaction.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TxnOffsetCommitRequest"
     API_KEY: int | None = 28
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Transactional id of the producer committing the offsets.
     transactional_id: str  # versions 0+
-    # Id of the consumer group the offsets are committed for.
+    """Transactional id of the producer committing the offsets."""
     group_id: str  # versions 0+
-    # Producer id the transactional id currently holds.
+    """Id of the consumer group the offsets are committed for."""
     producer_id: int  # versions 0+
-    # Epoch of that producer id; an older epoch is fenced.
+    """Producer id the transactional id currently holds."""
     producer_epoch: int  # versions 0+
-    # Generation of the consumer group the committing member belongs to, or -1 when unknown.
+    """Epoch of that producer id; an older epoch is fenced."""
     generation_id: int  # versions 3+
-    # Member id the group coordinator gave the consumer, or empty.
+    """Generation of the consumer group the committing member belongs to, or -1 when unknown."""
     member_id: str  # versions 3+
-    # Static member id set by the user, or null for a dynamic member.
+    """Member id the group coordinator gave the consumer, or empty."""
     group_instance_id: str | None  # versions 3+, nullable
-    # Topics whose offsets are committed within the transaction.
+    """Static member id set by the user, or null for a dynamic member."""
     topics: list[TxnOffsetCommitRequestTopic]  # versions 0+
+    """Topics whose offsets are committed within the transaction."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -170,9 +200,11 @@ class TxnOffsetCommitRequest(GeneratedStruct):
         generation_id: int = -1,
         member_id: str = '',
         group_instance_id: str | None = None,
-        topics: list[TxnOffsetCommitRequestTopic] | None = None,
+        topics: list[TxnOffsetCommitRequestTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.transactional_id = transactional_id
         self.group_id = group_id
         self.producer_id = producer_id
@@ -180,7 +212,7 @@ class TxnOffsetCommitRequest(GeneratedStruct):
         self.generation_id = generation_id
         self.member_id = member_id
         self.group_instance_id = group_instance_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -402,12 +434,12 @@ def _write_TxnOffsetCommitRequestTopic_v0_1(topic: TxnOffsetCommitRequestTopic, 
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -476,12 +508,12 @@ def _write_TxnOffsetCommitRequestTopic_v2(topic: TxnOffsetCommitRequestTopic, ou
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -589,7 +621,7 @@ def _write_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic, 
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -599,7 +631,7 @@ def _write_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic, 
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -718,18 +750,18 @@ def _write_TxnOffsetCommitRequest_v0_1(request: TxnOffsetCommitRequest, out: byt
     try:
         field = "transactional_id"
         if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
         _w.write_string(out, request.transactional_id)
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "producer_id, producer_epoch"
         out += _pack_TxnOffsetCommitRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -835,18 +867,18 @@ def _write_TxnOffsetCommitRequest_v2(request: TxnOffsetCommitRequest, out: bytea
     try:
         field = "transactional_id"
         if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
         _w.write_string(out, request.transactional_id)
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
         field = "producer_id, producer_epoch"
         out += _pack_TxnOffsetCommitRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -1041,7 +1073,7 @@ def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: byt
     try:
         field = "transactional_id"
         if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null but not nullable at this version")
+            raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
         transactional_id_utf8 = request.transactional_id.encode()
         if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(transactional_id_utf8) + 1)
@@ -1050,7 +1082,7 @@ def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: byt
             _w.write_compact_string(out, request.transactional_id)
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1061,7 +1093,7 @@ def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: byt
         out += _pack_TxnOffsetCommitRequest_producer_id_to_generation_id(request.producer_id, request.producer_epoch, request.generation_id)
         field = "member_id"
         if request.member_id is None:
-            raise EncodeError("field member_id is null but not nullable at this version")
+            raise EncodeError("field member_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
         member_id_utf8 = request.member_id.encode()
         if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(member_id_utf8) + 1)
@@ -1073,7 +1105,7 @@ def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: byt
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,17 +30,22 @@ _pack_TxnOffsetCommitResponse_throttle_time_ms = struct.Struct(">i").pack
 class TxnOffsetCommitResponsePartition(GeneratedStruct):
     """Outcome per partition of this topic."""
 
-    __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 when the offset was added to the transaction; for example PRODUCER_FENCED, ILLEGAL_GENERATION or CONCURRENT_TRANSACTIONS.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TxnOffsetCommitResponsePartition"
     VALID_VERSIONS = (0, 5)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 when the offset was added to the transaction; for example
-    # PRODUCER_FENCED, ILLEGAL_GENERATION or CONCURRENT_TRANSACTIONS.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
+    """Outcome for this partition, 0 when the offset was added to the transaction; for example
+    PRODUCER_FENCED, ILLEGAL_GENERATION or CONCURRENT_TRANSACTIONS."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -49,6 +54,8 @@ class TxnOffsetCommitResponsePartition(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -76,26 +83,33 @@ class TxnOffsetCommitResponsePartition(GeneratedStruct):
 class TxnOffsetCommitResponseTopic(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Outcome per partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TxnOffsetCommitResponseTopic"
     VALID_VERSIONS = (0, 5)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Outcome per partition of this topic.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[TxnOffsetCommitResponsePartition]  # versions 0+
+    """Outcome per partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[TxnOffsetCommitResponsePartition] | None = None,
+        partitions: list[TxnOffsetCommitResponsePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -121,29 +135,38 @@ class TxnOffsetCommitResponseTopic(GeneratedStruct):
 class TxnOffsetCommitResponse(GeneratedStruct):
     """Kafka's TxnOffsetCommitResponse (response, apiKey 28), versions 0-5, flexible versions 3+."""
 
-    __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "topics": 'Outcome for each topic of the request.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TxnOffsetCommitResponse"
     API_KEY: int | None = 28
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 5)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome for each topic of the request.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: list[TxnOffsetCommitResponseTopic]  # versions 0+
+    """Outcome for each topic of the request."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
-        topics: list[TxnOffsetCommitResponseTopic] | None = None,
+        topics: list[TxnOffsetCommitResponseTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -290,12 +313,12 @@ def _write_TxnOffsetCommitResponseTopic_v0_2(topic: TxnOffsetCommitResponseTopic
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)")
         _w.write_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(partitions_items), False)
             for partitions_item in partitions_items:
@@ -384,7 +407,7 @@ def _write_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -394,7 +417,7 @@ def _write_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -502,7 +525,7 @@ def _write_TxnOffsetCommitResponse_v0_2(response: TxnOffsetCommitResponse, out: 
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which TxnOffsetCommitResponse versions 0-2 do not allow (never nullable)")
         else:
             _w.write_count(out, len(topics_items), False)
             for topics_item in topics_items:
@@ -628,7 +651,7 @@ def _write_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse, out: 
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which TxnOffsetCommitResponse versions 3-5 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,19 +26,26 @@ _pack_UnfenceBrokerRecord_id_epoch = struct.Struct(">iq").pack
 class UnfenceBrokerRecord(GeneratedStruct):
     """Kafka's UnfenceBrokerRecord (metadata, apiKey 8), versions 0, flexible versions 0+."""
 
-    __slots__ = ("id", "epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "id": 'Broker id of the broker being unfenced; it may lead and serve partitions again.',
+        "epoch": 'Registration epoch of the broker; the record applies only to that registration.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UnfenceBrokerRecord"
     API_KEY: int | None = 8
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Broker id of the broker being unfenced; it may lead and serve partitions again.
     id: int  # versions 0+
-    # Registration epoch of the broker; the record applies only to that registration.
+    """Broker id of the broker being unfenced; it may lead and serve partitions again."""
     epoch: int  # versions 0+
+    """Registration epoch of the broker; the record applies only to that registration."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -47,6 +54,8 @@ class UnfenceBrokerRecord(GeneratedStruct):
         epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.id = id
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields

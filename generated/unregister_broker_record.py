@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,19 +26,26 @@ _pack_UnregisterBrokerRecord_broker_id_broker_epoch = struct.Struct(">iq").pack
 class UnregisterBrokerRecord(GeneratedStruct):
     """Kafka's UnregisterBrokerRecord (metadata, apiKey 1), versions 0, flexible versions 0+."""
 
-    __slots__ = ("broker_id", "broker_epoch", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Broker id of the broker whose registration is removed.',
+        "broker_epoch": 'Epoch of the registration being removed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UnregisterBrokerRecord"
     API_KEY: int | None = 1
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Broker id of the broker whose registration is removed.
     broker_id: int  # versions 0+
-    # Epoch of the registration being removed.
+    """Broker id of the broker whose registration is removed."""
     broker_epoch: int  # versions 0+
+    """Epoch of the registration being removed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -47,6 +54,8 @@ class UnregisterBrokerRecord(GeneratedStruct):
         broker_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.unknown_tagged_fields = unknown_tagged_fields

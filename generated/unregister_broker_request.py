@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,17 +26,24 @@ _pack_UnregisterBrokerRequest_broker_id = struct.Struct(">i").pack
 class UnregisterBrokerRequest(GeneratedStruct):
     """Kafka's UnregisterBrokerRequest (request, apiKey 64), versions 0, flexible versions 0+."""
 
-    __slots__ = ("broker_id", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "broker_id": 'Broker id whose registration is removed.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UnregisterBrokerRequest"
     API_KEY: int | None = 64
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Broker id whose registration is removed.
     broker_id: int  # versions 0+
+    """Broker id whose registration is removed."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -44,6 +51,8 @@ class UnregisterBrokerRequest(GeneratedStruct):
         broker_id: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.broker_id = broker_id
         self.unknown_tagged_fields = unknown_tagged_fields
 

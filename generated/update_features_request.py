@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,20 +32,27 @@ _pack_UpdateFeaturesRequest_validate_only = struct.Struct(">?").pack
 class FeatureUpdateKey(GeneratedStruct):
     """Changes to make, one per feature."""
 
-    __slots__ = ("feature", "max_version_level", "allow_downgrade", "upgrade_type", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "feature": 'Name of the feature to change, for example metadata.version.',
+        "max_version_level": 'New maximum level; values below 1 ask for the feature to be removed.',
+        "allow_downgrade": 'v0 only (superseded by UpgradeType): allow lowering or removing the level.',
+        "upgrade_type": '1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe (lossy) downgrade.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "FeatureUpdateKey"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the feature to change, for example metadata.version.
     feature: str  # versions 0+, map key
-    # New maximum level; values below 1 ask for the feature to be removed.
+    """Name of the feature to change, for example metadata.version."""
     max_version_level: int  # versions 0+
-    # v0 only (superseded by UpgradeType): allow lowering or removing the level.
+    """New maximum level; values below 1 ask for the feature to be removed."""
     allow_downgrade: bool  # version 0
-    # 1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe (lossy) downgrade.
+    """v0 only (superseded by UpgradeType): allow lowering or removing the level."""
     upgrade_type: int  # versions 1+
+    """1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe (lossy) downgrade."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -56,6 +63,8 @@ class FeatureUpdateKey(GeneratedStruct):
         upgrade_type: int = 1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.feature = feature
         self.max_version_level = max_version_level
         self.allow_downgrade = allow_downgrade
@@ -89,32 +98,43 @@ class FeatureUpdateKey(GeneratedStruct):
 class UpdateFeaturesRequest(GeneratedStruct):
     """Kafka's UpdateFeaturesRequest (request, apiKey 57), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("timeout_ms", "feature_updates", "validate_only", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "timeout_ms": 'Milliseconds the controller may take before answering with a timeout.',
+        "feature_updates": 'Changes to make, one per feature.',
+        "validate_only": 'When true the controller only checks the changes and applies none of them.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateFeaturesRequest"
     API_KEY: int | None = 57
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker", "controller"})
 
-    # Milliseconds the controller may take before answering with a timeout.
     timeout_ms: int  # versions 0+
-    # Changes to make, one per feature.
+    """Milliseconds the controller may take before answering with a timeout."""
     feature_updates: KeyedList[FeatureUpdateKey]  # versions 0+
-    # When true the controller only checks the changes and applies none of them.
+    """Changes to make, one per feature."""
     validate_only: bool  # versions 1+
+    """When true the controller only checks the changes and applies none of them."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         timeout_ms: int = 60000,
-        feature_updates: list[FeatureUpdateKey] | None = None,
+        feature_updates: list[FeatureUpdateKey] = DEFAULT,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.timeout_ms = timeout_ms
-        self.feature_updates = KeyedList() if feature_updates is None else feature_updates if type(feature_updates) is KeyedList else KeyedList(feature_updates)
+        self.feature_updates = KeyedList() if feature_updates is DEFAULT else feature_updates if type(feature_updates) is KeyedList or feature_updates is None else KeyedList(feature_updates)
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -183,7 +203,7 @@ def _write_FeatureUpdateKey_v0(key: FeatureUpdateKey, out: bytearray) -> None:
     try:
         field = "feature"
         if key.feature is None:
-            raise EncodeError("field feature is null but not nullable at this version")
+            raise EncodeError("field feature is null, which FeatureUpdateKey version 0 does not allow (never nullable)")
         feature_utf8 = key.feature.encode()
         if len(feature_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(feature_utf8) + 1)
@@ -253,7 +273,7 @@ def _write_FeatureUpdateKey_v1_2(key: FeatureUpdateKey, out: bytearray) -> None:
     try:
         field = "feature"
         if key.feature is None:
-            raise EncodeError("field feature is null but not nullable at this version")
+            raise EncodeError("field feature is null, which FeatureUpdateKey versions 1-2 do not allow (never nullable)")
         feature_utf8 = key.feature.encode()
         if len(feature_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(feature_utf8) + 1)
@@ -362,7 +382,7 @@ def _write_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest, out: bytearr
         field = "feature_updates[]"
         feature_updates_items = request.feature_updates
         if feature_updates_items is None:
-            raise EncodeError("field feature_updates is null but not nullable at this version")
+                raise EncodeError("field feature_updates is null, which UpdateFeaturesRequest version 0 does not allow (never nullable)")
         elif len(feature_updates_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(feature_updates_items) + 1)
             for feature_updates_item in feature_updates_items:
@@ -477,7 +497,7 @@ def _write_UpdateFeaturesRequest_v1_2(request: UpdateFeaturesRequest, out: bytea
         field = "feature_updates[]"
         feature_updates_items = request.feature_updates
         if feature_updates_items is None:
-            raise EncodeError("field feature_updates is null but not nullable at this version")
+                raise EncodeError("field feature_updates is null, which UpdateFeaturesRequest versions 1-2 do not allow (never nullable)")
         elif len(feature_updates_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(feature_updates_items) + 1)
             for feature_updates_item in feature_updates_items:

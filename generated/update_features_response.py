@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,19 +28,25 @@ _pack_UpdateFeaturesResponse_throttle_time_ms_error_code = struct.Struct(">ih").
 class UpdatableFeatureResult(GeneratedStruct):
     """Outcome per requested feature (v0-v1)."""
 
-    __slots__ = ("feature", "error_code", "error_message", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "feature": 'Name of the feature this result is for.',
+        "error_code": 'Outcome for this feature, 0 when it was changed; for example INVALID_UPDATE_VERSION for a level some node cannot run.',
+        "error_message": "Text describing this feature's failure for people, or null.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdatableFeatureResult"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the feature this result is for.
     feature: str  # versions 0+, map key
-    # Outcome for this feature, 0 when it was changed; for example INVALID_UPDATE_VERSION for a
-    # level some node cannot run.
+    """Name of the feature this result is for."""
     error_code: int  # versions 0+
-    # Text describing this feature's failure for people, or null.
+    """Outcome for this feature, 0 when it was changed; for example INVALID_UPDATE_VERSION for a
+    level some node cannot run."""
     error_message: str | None  # versions 0+, nullable
+    """Text describing this feature's failure for people, or null."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -50,6 +56,8 @@ class UpdatableFeatureResult(GeneratedStruct):
         error_message: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.feature = feature
         self.error_code = error_code
         self.error_message = error_message
@@ -80,24 +88,33 @@ class UpdatableFeatureResult(GeneratedStruct):
 class UpdateFeaturesResponse(GeneratedStruct):
     """Kafka's UpdateFeaturesResponse (response, apiKey 57), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "error_message", "results", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the response was delayed by a quota, 0 when not throttled.',
+        "error_code": 'Error for the whole request, 0 if none; for example INVALID_UPDATE_VERSION or CLUSTER_AUTHORIZATION_FAILED.',
+        "error_message": 'Text describing the request-wide failure for people, or null.',
+        "results": 'Outcome per requested feature (v0-v1).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateFeaturesResponse"
     API_KEY: int | None = 57
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the response was delayed by a quota, 0 when not throttled.
     throttle_time_ms: int  # versions 0+
-    # Error for the whole request, 0 if none; for example INVALID_UPDATE_VERSION or
-    # CLUSTER_AUTHORIZATION_FAILED.
+    """Milliseconds the response was delayed by a quota, 0 when not throttled."""
     error_code: int  # versions 0+
-    # Text describing the request-wide failure for people, or null.
+    """Error for the whole request, 0 if none; for example INVALID_UPDATE_VERSION or
+    CLUSTER_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 0+, nullable
-    # Outcome per requested feature (v0-v1).
+    """Text describing the request-wide failure for people, or null."""
     results: KeyedList[UpdatableFeatureResult]  # versions 0-1, ignorable
+    """Outcome per requested feature (v0-v1)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -105,13 +122,15 @@ class UpdateFeaturesResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
-        results: list[UpdatableFeatureResult] | None = None,
+        results: list[UpdatableFeatureResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.results = KeyedList() if results is None else results if type(results) is KeyedList else KeyedList(results)
+        self.results = KeyedList() if results is DEFAULT else results if type(results) is KeyedList or results is None else KeyedList(results)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -193,7 +212,7 @@ def _write_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult, out: byte
     try:
         field = "feature"
         if result.feature is None:
-            raise EncodeError("field feature is null but not nullable at this version")
+            raise EncodeError("field feature is null, which UpdatableFeatureResult versions 0-1 do not allow (never nullable)")
         feature_utf8 = result.feature.encode()
         if len(feature_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(feature_utf8) + 1)
@@ -333,7 +352,7 @@ def _write_UpdateFeaturesResponse_v0_1(response: UpdateFeaturesResponse, out: by
         field = "results[]"
         results_items = response.results
         if results_items is None:
-            raise EncodeError("field results is null but not nullable at this version")
+                raise EncodeError("field results is null, which UpdateFeaturesResponse versions 0-1 do not allow (never nullable)")
         elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(results_items) + 1)
             for results_item in results_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -49,30 +49,42 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class UpdateMetadataPartitionState(GeneratedStruct):
     """The UpdateMetadataPartitionState structure of UpdateMetadataRequest."""
 
-    __slots__ = ("topic_name", "partition_index", "controller_epoch", "leader", "leader_epoch", "isr", "zk_version", "replicas", "offline_replicas", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic (v0-v4 only; later versions group by topic).',
+        "partition_index": 'Index of the partition within the topic.',
+        "controller_epoch": "Epoch of the controller that last changed this partition's leader or ISR.",
+        "leader": 'Broker id of the partition leader, or -1 when there is none.',
+        "leader_epoch": 'Leader epoch of the partition.',
+        "isr": 'Broker ids of the in-sync replicas.',
+        "zk_version": "ZooKeeper version of the partition's state node, used for conditional updates.",
+        "replicas": 'Broker ids of every replica of the partition.',
+        "offline_replicas": 'Broker ids of the replicas that are offline.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateMetadataPartitionState"
     VALID_VERSIONS = (0, 8)
 
-    # Name of the topic (v0-v4 only; later versions group by topic).
     topic_name: str  # versions 0-4, ignorable
-    # Index of the partition within the topic.
+    """Name of the topic (v0-v4 only; later versions group by topic)."""
     partition_index: int  # versions 0+
-    # Epoch of the controller that last changed this partition's leader or ISR.
+    """Index of the partition within the topic."""
     controller_epoch: int  # versions 0+
-    # Broker id of the partition leader, or -1 when there is none.
+    """Epoch of the controller that last changed this partition's leader or ISR."""
     leader: int  # versions 0+
-    # Leader epoch of the partition.
+    """Broker id of the partition leader, or -1 when there is none."""
     leader_epoch: int  # versions 0+
-    # Broker ids of the in-sync replicas.
+    """Leader epoch of the partition."""
     isr: list[int]  # versions 0+
-    # ZooKeeper version of the partition's state node, used for conditional updates.
+    """Broker ids of the in-sync replicas."""
     zk_version: int  # versions 0+
-    # Broker ids of every replica of the partition.
+    """ZooKeeper version of the partition's state node, used for conditional updates."""
     replicas: list[int]  # versions 0+
-    # Broker ids of the replicas that are offline.
+    """Broker ids of every replica of the partition."""
     offline_replicas: list[int]  # versions 4+, ignorable
+    """Broker ids of the replicas that are offline."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -82,21 +94,23 @@ class UpdateMetadataPartitionState(GeneratedStruct):
         controller_epoch: int = 0,
         leader: int = 0,
         leader_epoch: int = 0,
-        isr: list[int] | None = None,
+        isr: list[int] = DEFAULT,
         zk_version: int = 0,
-        replicas: list[int] | None = None,
-        offline_replicas: list[int] | None = None,
+        replicas: list[int] = DEFAULT,
+        offline_replicas: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.controller_epoch = controller_epoch
         self.leader = leader
         self.leader_epoch = leader_epoch
-        self.isr = [] if isr is None else isr
+        self.isr = [] if isr is DEFAULT else isr
         self.zk_version = zk_version
-        self.replicas = [] if replicas is None else replicas
-        self.offline_replicas = [] if offline_replicas is None else offline_replicas
+        self.replicas = [] if replicas is DEFAULT else replicas
+        self.offline_replicas = [] if offline_replicas is DEFAULT else offline_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -136,30 +150,38 @@ class UpdateMetadataPartitionState(GeneratedStruct):
 class UpdateMetadataTopicState(GeneratedStruct):
     """Partition states grouped by topic (v5 on)."""
 
-    __slots__ = ("topic_name", "topic_id", "partition_states", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the topic the partitions in this entry belong to.',
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partition_states": 'New state of each partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateMetadataTopicState"
     VALID_VERSIONS = (5, 8)
 
-    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 5+
-    # Id of the topic the partitions in this entry belong to.
+    """Name of the topic the partitions in this entry belong to."""
     topic_id: UUID  # versions 7+, ignorable
-    # New state of each partition of this topic.
+    """Id of the topic the partitions in this entry belong to."""
     partition_states: list[UpdateMetadataPartitionState]  # versions 5+
+    """New state of each partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
         topic_id: UUID = _ZERO_UUID,
-        partition_states: list[UpdateMetadataPartitionState] | None = None,
+        partition_states: list[UpdateMetadataPartitionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
         self.topic_id = topic_id
-        self.partition_states = [] if partition_states is None else partition_states
+        self.partition_states = [] if partition_states is DEFAULT else partition_states
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -187,20 +209,27 @@ class UpdateMetadataTopicState(GeneratedStruct):
 class UpdateMetadataEndpoint(GeneratedStruct):
     """Endpoints of the broker (v1 on)."""
 
-    __slots__ = ("port", "host", "listener", "security_protocol", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "port": 'TCP port of the endpoint.',
+        "host": 'Host name or address of the endpoint.',
+        "listener": 'Listener name of the endpoint.',
+        "security_protocol": 'Security protocol id of the endpoint (0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL).',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateMetadataEndpoint"
     VALID_VERSIONS = (1, 8)
 
-    # TCP port of the endpoint.
     port: int  # versions 1+
-    # Host name or address of the endpoint.
+    """TCP port of the endpoint."""
     host: str  # versions 1+
-    # Listener name of the endpoint.
+    """Host name or address of the endpoint."""
     listener: str  # versions 3+, ignorable
-    # Security protocol id of the endpoint (0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL).
+    """Listener name of the endpoint."""
     security_protocol: int  # versions 1+
+    """Security protocol id of the endpoint (0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL)."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -211,6 +240,8 @@ class UpdateMetadataEndpoint(GeneratedStruct):
         security_protocol: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.port = port
         self.host = host
         self.listener = listener
@@ -244,22 +275,30 @@ class UpdateMetadataEndpoint(GeneratedStruct):
 class UpdateMetadataBroker(GeneratedStruct):
     """Every broker the controller considers alive, with its endpoints."""
 
-    __slots__ = ("id", "v0_host", "v0_port", "endpoints", "rack", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "id": 'Broker id of the live broker.',
+        "v0_host": "Host of the broker's single endpoint (v0 layout).",
+        "v0_port": "Port of the broker's single endpoint (v0 layout).",
+        "endpoints": 'Endpoints of the broker (v1 on).',
+        "rack": 'Rack of the broker, or null when none is configured.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateMetadataBroker"
     VALID_VERSIONS = (0, 8)
 
-    # Broker id of the live broker.
     id: int  # versions 0+
-    # Host of the broker's single endpoint (v0 layout).
+    """Broker id of the live broker."""
     v0_host: str  # version 0, ignorable
-    # Port of the broker's single endpoint (v0 layout).
+    """Host of the broker's single endpoint (v0 layout)."""
     v0_port: int  # version 0, ignorable
-    # Endpoints of the broker (v1 on).
+    """Port of the broker's single endpoint (v0 layout)."""
     endpoints: list[UpdateMetadataEndpoint]  # versions 1+, ignorable
-    # Rack of the broker, or null when none is configured.
+    """Endpoints of the broker (v1 on)."""
     rack: str | None  # versions 2+, nullable, ignorable
+    """Rack of the broker, or null when none is configured."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -267,14 +306,16 @@ class UpdateMetadataBroker(GeneratedStruct):
         id: int = 0,
         v0_host: str = '',
         v0_port: int = 0,
-        endpoints: list[UpdateMetadataEndpoint] | None = None,
+        endpoints: list[UpdateMetadataEndpoint] = DEFAULT,
         rack: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.id = id
         self.v0_host = v0_host
         self.v0_port = v0_port
-        self.endpoints = [] if endpoints is None else endpoints
+        self.endpoints = [] if endpoints is DEFAULT else endpoints
         self.rack = rack
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -307,33 +348,47 @@ class UpdateMetadataBroker(GeneratedStruct):
 class UpdateMetadataRequest(GeneratedStruct):
     """Kafka's UpdateMetadataRequest (request, apiKey 6), versions 0-8, flexible versions 6+."""
 
-    __slots__ = ("controller_id", "is_kraft_controller", "type", "controller_epoch", "broker_epoch", "ungrouped_partition_states", "topic_states", "live_brokers", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "controller_id": 'Broker id of the controller sending the request (a KRaft controller id when isKRaftController is set).',
+        "is_kraft_controller": 'True when a KRaft controller sends it during a ZooKeeper migration.',
+        "type": 'Kind of update during a migration: 0 unknown, 1 incremental, 2 a full snapshot of the metadata.',
+        "controller_epoch": 'Epoch of the sending controller; a broker ignores older ones.',
+        "broker_epoch": "Epoch of the receiving broker's registration the controller knows, or -1.",
+        "ungrouped_partition_states": 'Partition states, each naming its topic (v0-v4 layout).',
+        "topic_states": 'Partition states grouped by topic (v5 on).',
+        "live_brokers": 'Every broker the controller considers alive, with its endpoints.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateMetadataRequest"
     API_KEY: int | None = 6
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (0, 8)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 8)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"zkBroker"})
 
-    # Broker id of the controller sending the request (a KRaft controller id when isKRaftController
-    # is set).
     controller_id: int  # versions 0+
-    # True when a KRaft controller sends it during a ZooKeeper migration.
+    """Broker id of the controller sending the request (a KRaft controller id when
+    isKRaftController is set)."""
     is_kraft_controller: bool  # versions 8+
-    # Kind of update during a migration: 0 unknown, 1 incremental, 2 a full snapshot of the
-    # metadata.
+    """True when a KRaft controller sends it during a ZooKeeper migration."""
     type: int  # versions 8+, tag 0
-    # Epoch of the sending controller; a broker ignores older ones.
+    """Kind of update during a migration: 0 unknown, 1 incremental, 2 a full snapshot of the
+    metadata."""
     controller_epoch: int  # versions 0+
-    # Epoch of the receiving broker's registration the controller knows, or -1.
+    """Epoch of the sending controller; a broker ignores older ones."""
     broker_epoch: int  # versions 5+, ignorable
-    # Partition states, each naming its topic (v0-v4 layout).
+    """Epoch of the receiving broker's registration the controller knows, or -1."""
     ungrouped_partition_states: list[UpdateMetadataPartitionState]  # versions 0-4
-    # Partition states grouped by topic (v5 on).
+    """Partition states, each naming its topic (v0-v4 layout)."""
     topic_states: list[UpdateMetadataTopicState]  # versions 5+
-    # Every broker the controller considers alive, with its endpoints.
+    """Partition states grouped by topic (v5 on)."""
     live_brokers: list[UpdateMetadataBroker]  # versions 0+
+    """Every broker the controller considers alive, with its endpoints."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -343,19 +398,21 @@ class UpdateMetadataRequest(GeneratedStruct):
         type: int = 0,
         controller_epoch: int = 0,
         broker_epoch: int = -1,
-        ungrouped_partition_states: list[UpdateMetadataPartitionState] | None = None,
-        topic_states: list[UpdateMetadataTopicState] | None = None,
-        live_brokers: list[UpdateMetadataBroker] | None = None,
+        ungrouped_partition_states: list[UpdateMetadataPartitionState] = DEFAULT,
+        topic_states: list[UpdateMetadataTopicState] = DEFAULT,
+        live_brokers: list[UpdateMetadataBroker] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.controller_id = controller_id
         self.is_kraft_controller = is_kraft_controller
         self.type = type
         self.controller_epoch = controller_epoch
         self.broker_epoch = broker_epoch
-        self.ungrouped_partition_states = [] if ungrouped_partition_states is None else ungrouped_partition_states
-        self.topic_states = [] if topic_states is None else topic_states
-        self.live_brokers = [] if live_brokers is None else live_brokers
+        self.ungrouped_partition_states = [] if ungrouped_partition_states is DEFAULT else ungrouped_partition_states
+        self.topic_states = [] if topic_states is DEFAULT else topic_states
+        self.live_brokers = [] if live_brokers is DEFAULT else live_brokers
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -431,14 +488,14 @@ def _write_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
         _w.write_string(out, state.topic_name)
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_items), False)
             _w.write_fixed_array(out, isr_items, "i")
@@ -447,7 +504,7 @@ def _write_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
         else:
             _w.write_count(out, len(replicas_items), False)
             _w.write_fixed_array(out, replicas_items, "i")
@@ -519,14 +576,14 @@ def _write_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState, 
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
         _w.write_string(out, state.topic_name)
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_items), False)
             _w.write_fixed_array(out, isr_items, "i")
@@ -535,14 +592,14 @@ def _write_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState, 
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(replicas_items), False)
             _w.write_fixed_array(out, replicas_items, "i")
         field = "offline_replicas"
         offline_replicas_items = state.offline_replicas
         if offline_replicas_items is None:
-            raise EncodeError("field offline_replicas is null but not nullable at this version")
+                raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(offline_replicas_items), False)
             _w.write_fixed_array(out, offline_replicas_items, "i")
@@ -622,7 +679,7 @@ def _write_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState, 
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(isr_items), False)
             _w.write_fixed_array(out, isr_items, "i")
@@ -631,14 +688,14 @@ def _write_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState, 
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(replicas_items), False)
             _w.write_fixed_array(out, replicas_items, "i")
         field = "offline_replicas"
         offline_replicas_items = state.offline_replicas
         if offline_replicas_items is None:
-            raise EncodeError("field offline_replicas is null but not nullable at this version")
+                raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(offline_replicas_items), False)
             _w.write_fixed_array(out, offline_replicas_items, "i")
@@ -748,7 +805,7 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         field = "isr"
         isr_items = state.isr
         if isr_items is None:
-            raise EncodeError("field isr is null but not nullable at this version")
+                raise EncodeError("field isr is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
         elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(isr_items) + 1)
             out += _pack_int32s[len(isr_items)](*isr_items)
@@ -760,7 +817,7 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         field = "replicas"
         replicas_items = state.replicas
         if replicas_items is None:
-            raise EncodeError("field replicas is null but not nullable at this version")
+                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
         elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(replicas_items) + 1)
             out += _pack_int32s[len(replicas_items)](*replicas_items)
@@ -770,7 +827,7 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         field = "offline_replicas"
         offline_replicas_items = state.offline_replicas
         if offline_replicas_items is None:
-            raise EncodeError("field offline_replicas is null but not nullable at this version")
+                raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
         elif len(offline_replicas_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(offline_replicas_items) + 1)
             out += _pack_int32s[len(offline_replicas_items)](*offline_replicas_items)
@@ -881,12 +938,12 @@ def _write_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState, out: byt
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)")
         _w.write_string(out, state.topic_name)
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
-            raise EncodeError("field partition_states is null but not nullable at this version")
+                raise EncodeError("field partition_states is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(partition_states_items), False)
             for partition_states_item in partition_states_items:
@@ -1029,7 +1086,7 @@ def _write_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState, out: byt
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
         topic_name_utf8 = state.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -1039,7 +1096,7 @@ def _write_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState, out: byt
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
-            raise EncodeError("field partition_states is null but not nullable at this version")
+                raise EncodeError("field partition_states is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
         elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_states_items) + 1)
             for partition_states_item in partition_states_items:
@@ -1196,7 +1253,7 @@ def _write_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState, out: b
     try:
         field = "topic_name"
         if state.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
         topic_name_utf8 = state.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -1208,7 +1265,7 @@ def _write_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState, out: b
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
-            raise EncodeError("field partition_states is null but not nullable at this version")
+                raise EncodeError("field partition_states is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
         elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_states_items) + 1)
             for partition_states_item in partition_states_items:
@@ -1275,7 +1332,7 @@ def _write_UpdateMetadataEndpoint_v1_2(endpoint: UpdateMetadataEndpoint, out: by
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 1-2 do not allow (never nullable)")
         _w.write_string(out, endpoint.host)
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
@@ -1321,11 +1378,11 @@ def _write_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint, out: by
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)")
         _w.write_string(out, endpoint.host)
         field = "listener"
         if endpoint.listener is None:
-            raise EncodeError("field listener is null but not nullable at this version")
+            raise EncodeError("field listener is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)")
         _w.write_string(out, endpoint.listener)
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
@@ -1396,7 +1453,7 @@ def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: by
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -1405,7 +1462,7 @@ def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: by
             _w.write_compact_string(out, endpoint.host)
         field = "listener"
         if endpoint.listener is None:
-            raise EncodeError("field listener is null but not nullable at this version")
+            raise EncodeError("field listener is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)")
         listener_utf8 = endpoint.listener.encode()
         if len(listener_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(listener_utf8) + 1)
@@ -1465,7 +1522,7 @@ def _write_UpdateMetadataBroker_v0(broker: UpdateMetadataBroker, out: bytearray)
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "v0_host"
         if broker.v0_host is None:
-            raise EncodeError("field v0_host is null but not nullable at this version")
+            raise EncodeError("field v0_host is null, which UpdateMetadataBroker version 0 does not allow (never nullable)")
         _w.write_string(out, broker.v0_host)
         field = "v0_port"
         out += _pack_UpdateMetadataBroker_v0_port(broker.v0_port)
@@ -1537,7 +1594,7 @@ def _write_UpdateMetadataBroker_v1(broker: UpdateMetadataBroker, out: bytearray)
         field = "endpoints[]"
         endpoints_items = broker.endpoints
         if endpoints_items is None:
-            raise EncodeError("field endpoints is null but not nullable at this version")
+                raise EncodeError("field endpoints is null, which UpdateMetadataBroker version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(endpoints_items), False)
             for endpoints_item in endpoints_items:
@@ -1617,7 +1674,7 @@ def _write_UpdateMetadataBroker_v2(broker: UpdateMetadataBroker, out: bytearray)
         field = "endpoints[]"
         endpoints_items = broker.endpoints
         if endpoints_items is None:
-            raise EncodeError("field endpoints is null but not nullable at this version")
+                raise EncodeError("field endpoints is null, which UpdateMetadataBroker version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(endpoints_items), False)
             for endpoints_item in endpoints_items:
@@ -1701,7 +1758,7 @@ def _write_UpdateMetadataBroker_v3_5(broker: UpdateMetadataBroker, out: bytearra
         field = "endpoints[]"
         endpoints_items = broker.endpoints
         if endpoints_items is None:
-            raise EncodeError("field endpoints is null but not nullable at this version")
+                raise EncodeError("field endpoints is null, which UpdateMetadataBroker versions 3-5 do not allow (never nullable)")
         else:
             _w.write_count(out, len(endpoints_items), False)
             for endpoints_item in endpoints_items:
@@ -1834,7 +1891,7 @@ def _write_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker, out: bytearra
         field = "endpoints[]"
         endpoints_items = broker.endpoints
         if endpoints_items is None:
-            raise EncodeError("field endpoints is null but not nullable at this version")
+                raise EncodeError("field endpoints is null, which UpdateMetadataBroker versions 6-8 do not allow (never nullable)")
         elif len(endpoints_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(endpoints_items) + 1)
             for endpoints_item in endpoints_items:
@@ -1975,7 +2032,7 @@ def _write_UpdateMetadataRequest_v0(request: UpdateMetadataRequest, out: bytearr
         field = "ungrouped_partition_states[]"
         ungrouped_partition_states_items = request.ungrouped_partition_states
         if ungrouped_partition_states_items is None:
-            raise EncodeError("field ungrouped_partition_states is null but not nullable at this version")
+                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(ungrouped_partition_states_items), False)
             for ungrouped_partition_states_item in ungrouped_partition_states_items:
@@ -1983,7 +2040,7 @@ def _write_UpdateMetadataRequest_v0(request: UpdateMetadataRequest, out: bytearr
         field = "live_brokers[]"
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
-            raise EncodeError("field live_brokers is null but not nullable at this version")
+                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_brokers_items), False)
             for live_brokers_item in live_brokers_items:
@@ -2141,7 +2198,7 @@ def _write_UpdateMetadataRequest_v1(request: UpdateMetadataRequest, out: bytearr
         field = "ungrouped_partition_states[]"
         ungrouped_partition_states_items = request.ungrouped_partition_states
         if ungrouped_partition_states_items is None:
-            raise EncodeError("field ungrouped_partition_states is null but not nullable at this version")
+                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(ungrouped_partition_states_items), False)
             for ungrouped_partition_states_item in ungrouped_partition_states_items:
@@ -2149,7 +2206,7 @@ def _write_UpdateMetadataRequest_v1(request: UpdateMetadataRequest, out: bytearr
         field = "live_brokers[]"
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
-            raise EncodeError("field live_brokers is null but not nullable at this version")
+                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_brokers_items), False)
             for live_brokers_item in live_brokers_items:
@@ -2308,7 +2365,7 @@ def _write_UpdateMetadataRequest_v2(request: UpdateMetadataRequest, out: bytearr
         field = "ungrouped_partition_states[]"
         ungrouped_partition_states_items = request.ungrouped_partition_states
         if ungrouped_partition_states_items is None:
-            raise EncodeError("field ungrouped_partition_states is null but not nullable at this version")
+                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(ungrouped_partition_states_items), False)
             for ungrouped_partition_states_item in ungrouped_partition_states_items:
@@ -2316,7 +2373,7 @@ def _write_UpdateMetadataRequest_v2(request: UpdateMetadataRequest, out: bytearr
         field = "live_brokers[]"
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
-            raise EncodeError("field live_brokers is null but not nullable at this version")
+                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_brokers_items), False)
             for live_brokers_item in live_brokers_items:
@@ -2476,7 +2533,7 @@ def _write_UpdateMetadataRequest_v3(request: UpdateMetadataRequest, out: bytearr
         field = "ungrouped_partition_states[]"
         ungrouped_partition_states_items = request.ungrouped_partition_states
         if ungrouped_partition_states_items is None:
-            raise EncodeError("field ungrouped_partition_states is null but not nullable at this version")
+                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(ungrouped_partition_states_items), False)
             for ungrouped_partition_states_item in ungrouped_partition_states_items:
@@ -2484,7 +2541,7 @@ def _write_UpdateMetadataRequest_v3(request: UpdateMetadataRequest, out: bytearr
         field = "live_brokers[]"
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
-            raise EncodeError("field live_brokers is null but not nullable at this version")
+                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_brokers_items), False)
             for live_brokers_item in live_brokers_items:
@@ -2650,7 +2707,7 @@ def _write_UpdateMetadataRequest_v4(request: UpdateMetadataRequest, out: bytearr
         field = "ungrouped_partition_states[]"
         ungrouped_partition_states_items = request.ungrouped_partition_states
         if ungrouped_partition_states_items is None:
-            raise EncodeError("field ungrouped_partition_states is null but not nullable at this version")
+                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(ungrouped_partition_states_items), False)
             for ungrouped_partition_states_item in ungrouped_partition_states_items:
@@ -2658,7 +2715,7 @@ def _write_UpdateMetadataRequest_v4(request: UpdateMetadataRequest, out: bytearr
         field = "live_brokers[]"
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
-            raise EncodeError("field live_brokers is null but not nullable at this version")
+                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_brokers_items), False)
             for live_brokers_item in live_brokers_items:
@@ -2845,7 +2902,7 @@ def _write_UpdateMetadataRequest_v5(request: UpdateMetadataRequest, out: bytearr
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(topic_states_items), False)
             for topic_states_item in topic_states_items:
@@ -2853,7 +2910,7 @@ def _write_UpdateMetadataRequest_v5(request: UpdateMetadataRequest, out: bytearr
         field = "live_brokers[]"
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
-            raise EncodeError("field live_brokers is null but not nullable at this version")
+                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
         else:
             _w.write_count(out, len(live_brokers_items), False)
             for live_brokers_item in live_brokers_items:
@@ -3162,7 +3219,7 @@ def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearr
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
         elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_states_items) + 1)
             for topic_states_item in topic_states_items:
@@ -3174,7 +3231,7 @@ def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearr
         field = "live_brokers[]"
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
-            raise EncodeError("field live_brokers is null but not nullable at this version")
+                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
         elif len(live_brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(live_brokers_items) + 1)
             for live_brokers_item in live_brokers_items:
@@ -3497,7 +3554,7 @@ def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearr
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
         elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_states_items) + 1)
             for topic_states_item in topic_states_items:
@@ -3509,7 +3566,7 @@ def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearr
         field = "live_brokers[]"
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
-            raise EncodeError("field live_brokers is null but not nullable at this version")
+                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
         elif len(live_brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(live_brokers_items) + 1)
             for live_brokers_item in live_brokers_items:
@@ -3850,7 +3907,7 @@ def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearr
         field = "topic_states[]"
         topic_states_items = request.topic_states
         if topic_states_items is None:
-            raise EncodeError("field topic_states is null but not nullable at this version")
+                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
         elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_states_items) + 1)
             for topic_states_item in topic_states_items:
@@ -3862,7 +3919,7 @@ def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearr
         field = "live_brokers[]"
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
-            raise EncodeError("field live_brokers is null but not nullable at this version")
+                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
         elif len(live_brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(live_brokers_items) + 1)
             for live_brokers_item in live_brokers_items:

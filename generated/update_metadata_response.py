@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,18 +26,24 @@ _pack_UpdateMetadataResponse_error_code = struct.Struct(">h").pack
 class UpdateMetadataResponse(GeneratedStruct):
     """Kafka's UpdateMetadataResponse (response, apiKey 6), versions 0-8, flexible versions 6+."""
 
-    __slots__ = ("error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Outcome, 0 when the broker applied the update; for example STALE_CONTROLLER_EPOCH or STALE_BROKER_EPOCH.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateMetadataResponse"
     API_KEY: int | None = 6
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (0, 8)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 8)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Outcome, 0 when the broker applied the update; for example STALE_CONTROLLER_EPOCH or
-    # STALE_BROKER_EPOCH.
     error_code: int  # versions 0+
+    """Outcome, 0 when the broker applied the update; for example STALE_CONTROLLER_EPOCH or
+    STALE_BROKER_EPOCH."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -45,6 +51,8 @@ class UpdateMetadataResponse(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
 

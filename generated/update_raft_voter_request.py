@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,18 +33,24 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Listener(GeneratedStruct):
     """Endpoints through which the voter can now be reached."""
 
-    __slots__ = ("name", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": "Listener name of the voter's endpoint.",
+        "host": 'Host name or IP address of the voter on that listener.',
+        "port": 'TCP port of the listener.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Listener"
     VALID_VERSIONS = (0, 0)
 
-    # Listener name of the voter's endpoint.
     name: str  # versions 0+, map key
-    # Host name or IP address of the voter on that listener.
+    """Listener name of the voter's endpoint."""
     host: str  # versions 0+
-    # TCP port of the listener.
+    """Host name or IP address of the voter on that listener."""
     port: int  # versions 0+
+    """TCP port of the listener."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -54,6 +60,8 @@ class Listener(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -84,16 +92,21 @@ class Listener(GeneratedStruct):
 class KRaftVersionFeature(GeneratedStruct):
     """kraft.version feature levels the voter can run."""
 
-    __slots__ = ("min_supported_version", "max_supported_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "min_supported_version": 'Lowest kraft.version level the voter supports.',
+        "max_supported_version": 'Highest kraft.version level the voter supports.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "KRaftVersionFeature"
     VALID_VERSIONS = (0, 0)
 
-    # Lowest kraft.version level the voter supports.
     min_supported_version: int  # versions 0+
-    # Highest kraft.version level the voter supports.
+    """Lowest kraft.version level the voter supports."""
     max_supported_version: int  # versions 0+
+    """Highest kraft.version level the voter supports."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -102,6 +115,8 @@ class KRaftVersionFeature(GeneratedStruct):
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -129,27 +144,39 @@ class KRaftVersionFeature(GeneratedStruct):
 class UpdateRaftVoterRequest(GeneratedStruct):
     """Kafka's UpdateRaftVoterRequest (request, apiKey 82), versions 0, flexible versions 0+."""
 
-    __slots__ = ("cluster_id", "current_leader_epoch", "voter_id", "voter_directory_id", "listeners", "kraft_version_feature", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "cluster_id": 'Cluster id the sender expects, or null to skip the check.',
+        "current_leader_epoch": 'Leader epoch the voter believes is current, or -1 when it knows none.',
+        "voter_id": 'Replica id of the voter sending its new details.',
+        "voter_directory_id": "Directory id of that voter's metadata log directory.",
+        "listeners": 'Endpoints through which the voter can now be reached.',
+        "kraft_version_feature": 'kraft.version feature levels the voter can run.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateRaftVoterRequest"
     API_KEY: int | None = 82
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller"})
 
-    # Cluster id the sender expects, or null to skip the check.
     cluster_id: str | None  # versions 0+, nullable
-    # Leader epoch the voter believes is current, or -1 when it knows none.
+    """Cluster id the sender expects, or null to skip the check."""
     current_leader_epoch: int  # versions 0+
-    # Replica id of the voter sending its new details.
+    """Leader epoch the voter believes is current, or -1 when it knows none."""
     voter_id: int  # versions 0+
-    # Directory id of that voter's metadata log directory.
+    """Replica id of the voter sending its new details."""
     voter_directory_id: UUID  # versions 0+
-    # Endpoints through which the voter can now be reached.
+    """Directory id of that voter's metadata log directory."""
     listeners: KeyedList[Listener]  # versions 0+
-    # kraft.version feature levels the voter can run.
+    """Endpoints through which the voter can now be reached."""
     kraft_version_feature: KRaftVersionFeature  # versions 0+
+    """kraft.version feature levels the voter can run."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -158,16 +185,18 @@ class UpdateRaftVoterRequest(GeneratedStruct):
         current_leader_epoch: int = 0,
         voter_id: int = 0,
         voter_directory_id: UUID = _ZERO_UUID,
-        listeners: list[Listener] | None = None,
-        kraft_version_feature: KRaftVersionFeature | None = None,
+        listeners: list[Listener] = DEFAULT,
+        kraft_version_feature: KRaftVersionFeature = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.cluster_id = cluster_id
         self.current_leader_epoch = current_leader_epoch
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
-        self.listeners = KeyedList() if listeners is None else listeners if type(listeners) is KeyedList else KeyedList(listeners)
-        self.kraft_version_feature = KRaftVersionFeature() if kraft_version_feature is None else kraft_version_feature
+        self.listeners = KeyedList() if listeners is DEFAULT else listeners if type(listeners) is KeyedList or listeners is None else KeyedList(listeners)
+        self.kraft_version_feature = KRaftVersionFeature() if kraft_version_feature is DEFAULT else kraft_version_feature
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -250,7 +279,7 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
     try:
         field = "name"
         if listener.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which Listener version 0 does not allow (never nullable)")
         name_utf8 = listener.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -259,7 +288,7 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
             _w.write_compact_string(out, listener.name)
         field = "host"
         if listener.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Listener version 0 does not allow (never nullable)")
         host_utf8 = listener.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -444,7 +473,7 @@ def _write_UpdateRaftVoterRequest_v0(request: UpdateRaftVoterRequest, out: bytea
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
-            raise EncodeError("field listeners is null but not nullable at this version")
+                raise EncodeError("field listeners is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)")
         elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(listeners_items) + 1)
             for listeners_item in listeners_items:
@@ -455,7 +484,7 @@ def _write_UpdateRaftVoterRequest_v0(request: UpdateRaftVoterRequest, out: bytea
                 _write_Listener_v0(listeners_item, out)
         field = "kraft_version_feature"
         if request.kraft_version_feature is None:
-            raise EncodeError("field kraft_version_feature is null but not nullable at this version")
+            raise EncodeError("field kraft_version_feature is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)")
         _write_KRaftVersionFeature_v0(request.kraft_version_feature, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -30,20 +30,27 @@ _pack_UpdateRaftVoterResponse_throttle_time_ms_error_code = struct.Struct(">ih")
 class CurrentLeader(GeneratedStruct):
     """Where the current leader is, sent so a voter that asked a non-leader can go there."""
 
-    __slots__ = ("leader_id", "leader_epoch", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "leader_id": 'Replica id of the current leader, or -1 when unknown.',
+        "leader_epoch": 'Latest leader epoch known to the responder, or -1.',
+        "host": 'Host name of the leader.',
+        "port": 'TCP port of the leader.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "CurrentLeader"
     VALID_VERSIONS = (0, 0)
 
-    # Replica id of the current leader, or -1 when unknown.
     leader_id: int  # versions 0+
-    # Latest leader epoch known to the responder, or -1.
+    """Replica id of the current leader, or -1 when unknown."""
     leader_epoch: int  # versions 0+
-    # Host name of the leader.
+    """Latest leader epoch known to the responder, or -1."""
     host: str  # versions 0+
-    # TCP port of the leader.
+    """Host name of the leader."""
     port: int  # versions 0+
+    """TCP port of the leader."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -54,6 +61,8 @@ class CurrentLeader(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.host = host
@@ -87,34 +96,44 @@ class CurrentLeader(GeneratedStruct):
 class UpdateRaftVoterResponse(GeneratedStruct):
     """Kafka's UpdateRaftVoterResponse (response, apiKey 82), versions 0, flexible versions 0+."""
 
-    __slots__ = ("throttle_time_ms", "error_code", "current_leader", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
+        "error_code": 'Outcome, 0 when the update was accepted; for example NOT_LEADER_OR_FOLLOWER or VOTER_NOT_FOUND.',
+        "current_leader": 'Where the current leader is, sent so a voter that asked a non-leader can go there.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UpdateRaftVoterResponse"
     API_KEY: int | None = 82
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome, 0 when the update was accepted; for example NOT_LEADER_OR_FOLLOWER or
-    # VOTER_NOT_FOUND.
+    """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     error_code: int  # versions 0+
-    # Where the current leader is, sent so a voter that asked a non-leader can go there.
+    """Outcome, 0 when the update was accepted; for example NOT_LEADER_OR_FOLLOWER or
+    VOTER_NOT_FOUND."""
     current_leader: CurrentLeader  # versions 0+, tag 0
+    """Where the current leader is, sent so a voter that asked a non-leader can go there."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
-        current_leader: CurrentLeader | None = None,
+        current_leader: CurrentLeader = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.current_leader = CurrentLeader() if current_leader is None else current_leader
+        self.current_leader = CurrentLeader() if current_leader is DEFAULT else current_leader
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -184,7 +203,7 @@ def _write_CurrentLeader_v0(leader: CurrentLeader, out: bytearray) -> None:
         out += _pack_CurrentLeader_leader_id_leader_epoch(leader.leader_id, leader.leader_epoch)
         field = "host"
         if leader.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which CurrentLeader version 0 does not allow (never nullable)")
         host_utf8 = leader.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -266,7 +285,7 @@ def _write_UpdateRaftVoterResponse_v0(response: UpdateRaftVoterResponse, out: by
             payload = bytearray()
             field = "current_leader"
             if response.current_leader is None:
-                raise EncodeError("field current_leader is null but not nullable at this version")
+                raise EncodeError("field current_leader is null, which UpdateRaftVoterResponse version 0 does not allow (never nullable)")
             _write_CurrentLeader_v0(response.current_leader, payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:

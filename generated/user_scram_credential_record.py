@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -28,27 +28,38 @@ _pack_UserScramCredentialRecord_iterations = struct.Struct(">i").pack
 class UserScramCredentialRecord(GeneratedStruct):
     """Kafka's UserScramCredentialRecord (metadata, apiKey 11), versions 0, flexible versions 0+."""
 
-    __slots__ = ("name", "mechanism", "salt", "stored_key", "server_key", "iterations", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the user the credential belongs to.',
+        "mechanism": 'SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.',
+        "salt": 'Random salt chosen by the client.',
+        "stored_key": "Key with which the server checks the client's proof.",
+        "server_key": "Key with which the client checks the server's signature.",
+        "iterations": 'Hash iteration count of the credential.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "UserScramCredentialRecord"
     API_KEY: int | None = 11
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Name of the user the credential belongs to.
     name: str  # versions 0+
-    # SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
+    """Name of the user the credential belongs to."""
     mechanism: int  # versions 0+
-    # Random salt chosen by the client.
+    """SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512."""
     salt: bytes  # versions 0+
-    # Key with which the server checks the client's proof.
+    """Random salt chosen by the client."""
     stored_key: bytes  # versions 0+
-    # Key with which the client checks the server's signature.
+    """Key with which the server checks the client's proof."""
     server_key: bytes  # versions 0+
-    # Hash iteration count of the credential.
+    """Key with which the client checks the server's signature."""
     iterations: int  # versions 0+
+    """Hash iteration count of the credential."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -61,6 +72,8 @@ class UserScramCredentialRecord(GeneratedStruct):
         iterations: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.mechanism = mechanism
         self.salt = salt
@@ -146,7 +159,7 @@ def _write_UserScramCredentialRecord_v0(record: UserScramCredentialRecord, out: 
     try:
         field = "name"
         if record.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which UserScramCredentialRecord version 0 does not allow (never nullable)")
         name_utf8 = record.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -157,15 +170,15 @@ def _write_UserScramCredentialRecord_v0(record: UserScramCredentialRecord, out: 
         out += _pack_UserScramCredentialRecord_mechanism(record.mechanism)
         field = "salt"
         if record.salt is None:
-            raise EncodeError("field salt is null but not nullable at this version")
+            raise EncodeError("field salt is null, which UserScramCredentialRecord version 0 does not allow (never nullable)")
         _w.write_compact_bytes(out, record.salt)
         field = "stored_key"
         if record.stored_key is None:
-            raise EncodeError("field stored_key is null but not nullable at this version")
+            raise EncodeError("field stored_key is null, which UserScramCredentialRecord version 0 does not allow (never nullable)")
         _w.write_compact_bytes(out, record.stored_key)
         field = "server_key"
         if record.server_key is None:
-            raise EncodeError("field server_key is null but not nullable at this version")
+            raise EncodeError("field server_key is null, which UserScramCredentialRecord version 0 does not allow (never nullable)")
         _w.write_compact_bytes(out, record.server_key)
         field = "iterations"
         out += _pack_UserScramCredentialRecord_iterations(record.iterations)

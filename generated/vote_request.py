@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -37,28 +37,41 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Partitions of this topic the vote is for."""
 
-    __slots__ = ("partition_index", "replica_epoch", "replica_id", "replica_directory_id", "voter_directory_id", "last_offset_epoch", "last_offset", "pre_vote", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "replica_epoch": 'Epoch the sender proposes: its bumped epoch as a candidate, its current one when pre-voting.',
+        "replica_id": 'Replica id of the sender.',
+        "replica_directory_id": "Directory id of the sender's metadata log directory.",
+        "voter_directory_id": 'Directory id of the voter addressed, so a vote meant for another incarnation is refused.',
+        "last_offset_epoch": "Epoch of the last record in the sender's log.",
+        "last_offset": "Offset just past the last record in the sender's log, used to check the sender is up to date.",
+        "pre_vote": 'True for a pre-vote, which asks whether a vote would be granted without bumping any epoch.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Epoch the sender proposes: its bumped epoch as a candidate, its current one when pre-voting.
+    """Index of the partition within the topic."""
     replica_epoch: int  # versions 0+
-    # Replica id of the sender.
+    """Epoch the sender proposes: its bumped epoch as a candidate, its current one when pre-
+    voting."""
     replica_id: int  # versions 0+
-    # Directory id of the sender's metadata log directory.
+    """Replica id of the sender."""
     replica_directory_id: UUID  # versions 1+, ignorable
-    # Directory id of the voter addressed, so a vote meant for another incarnation is refused.
+    """Directory id of the sender's metadata log directory."""
     voter_directory_id: UUID  # versions 1+, ignorable
-    # Epoch of the last record in the sender's log.
+    """Directory id of the voter addressed, so a vote meant for another incarnation is refused."""
     last_offset_epoch: int  # versions 0+
-    # Offset just past the last record in the sender's log, used to check the sender is up to date.
+    """Epoch of the last record in the sender's log."""
     last_offset: int  # versions 0+
-    # True for a pre-vote, which asks whether a vote would be granted without bumping any epoch.
+    """Offset just past the last record in the sender's log, used to check the sender is up to
+    date."""
     pre_vote: bool  # versions 2+
+    """True for a pre-vote, which asks whether a vote would be granted without bumping any epoch."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -73,6 +86,8 @@ class PartitionData(GeneratedStruct):
         pre_vote: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.replica_epoch = replica_epoch
         self.replica_id = replica_id
@@ -118,26 +133,33 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Topics (the metadata log) the vote is for."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the Raft topic (in practice __cluster_metadata).',
+        "partitions": 'Partitions of this topic the vote is for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the Raft topic (in practice __cluster_metadata).
     topic_name: str  # versions 0+
-    # Partitions of this topic the vote is for.
+    """Name of the Raft topic (in practice __cluster_metadata)."""
     partitions: list[PartitionData]  # versions 0+
+    """Partitions of this topic the vote is for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -163,33 +185,44 @@ class TopicData(GeneratedStruct):
 class VoteRequest(GeneratedStruct):
     """Kafka's VoteRequest (request, apiKey 52), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("cluster_id", "voter_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "cluster_id": 'Cluster id the sender expects, or null to skip the check.',
+        "voter_id": 'Replica id of the voter the request is addressed to, or -1.',
+        "topics": 'Topics (the metadata log) the vote is for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "VoteRequest"
     API_KEY: int | None = 52
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"controller"})
 
-    # Cluster id the sender expects, or null to skip the check.
     cluster_id: str | None  # versions 0+, nullable
-    # Replica id of the voter the request is addressed to, or -1.
+    """Cluster id the sender expects, or null to skip the check."""
     voter_id: int  # versions 1+, ignorable
-    # Topics (the metadata log) the vote is for.
+    """Replica id of the voter the request is addressed to, or -1."""
     topics: list[TopicData]  # versions 0+
+    """Topics (the metadata log) the vote is for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         cluster_id: str | None = None,
         voter_id: int = -1,
-        topics: list[TopicData] | None = None,
+        topics: list[TopicData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.cluster_id = cluster_id
         self.voter_id = voter_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -459,7 +492,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -469,7 +502,7 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -583,7 +616,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -593,7 +626,7 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -706,7 +739,7 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData version 2 does not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -716,7 +749,7 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -876,7 +909,7 @@ def _write_VoteRequest_v0(request: VoteRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which VoteRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1045,7 +1078,7 @@ def _write_VoteRequest_v1(request: VoteRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which VoteRequest version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1213,7 +1246,7 @@ def _write_VoteRequest_v2(request: VoteRequest, out: bytearray) -> None:
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which VoteRequest version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

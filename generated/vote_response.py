@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -33,23 +33,31 @@ _pack_VoteResponse_error_code = struct.Struct(">h").pack
 class PartitionData(GeneratedStruct):
     """Answer per partition of this topic."""
 
-    __slots__ = ("partition_index", "error_code", "leader_id", "leader_epoch", "vote_granted", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH or INCONSISTENT_VOTER_SET.',
+        "leader_id": 'Replica id of the leader the voter knows, or -1 when unknown.',
+        "leader_epoch": 'Latest leader epoch the voter knows.',
+        "vote_granted": 'Whether the voter grants the (pre-)vote.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH or
-    # INCONSISTENT_VOTER_SET.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
-    # Replica id of the leader the voter knows, or -1 when unknown.
+    """Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH or
+    INCONSISTENT_VOTER_SET."""
     leader_id: int  # versions 0+
-    # Latest leader epoch the voter knows.
+    """Replica id of the leader the voter knows, or -1 when unknown."""
     leader_epoch: int  # versions 0+
-    # Whether the voter grants the (pre-)vote.
+    """Latest leader epoch the voter knows."""
     vote_granted: bool  # versions 0+
+    """Whether the voter grants the (pre-)vote."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -61,6 +69,8 @@ class PartitionData(GeneratedStruct):
         vote_granted: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.leader_id = leader_id
@@ -97,26 +107,33 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Answer by Raft topic (in practice only __cluster_metadata)."""
 
-    __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_name": 'Name of the Raft topic.',
+        "partitions": 'Answer per partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the Raft topic.
     topic_name: str  # versions 0+
-    # Answer per partition of this topic.
+    """Name of the Raft topic."""
     partitions: list[PartitionData]  # versions 0+
+    """Answer per partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_name: str = '',
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -142,18 +159,24 @@ class TopicData(GeneratedStruct):
 class NodeEndpoint(GeneratedStruct):
     """Endpoints of the leader named above."""
 
-    __slots__ = ("node_id", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "node_id": 'Replica id of the node.',
+        "host": 'Host name or IP address of the node.',
+        "port": 'TCP port of the node.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (1, 2)
 
-    # Replica id of the node.
     node_id: int  # versions 1+, map key
-    # Host name or IP address of the node.
+    """Replica id of the node."""
     host: str  # versions 1+
-    # TCP port of the node.
+    """Host name or IP address of the node."""
     port: int  # versions 1+
+    """TCP port of the node."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -163,6 +186,8 @@ class NodeEndpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.node_id = node_id
         self.host = host
         self.port = port
@@ -193,33 +218,43 @@ class NodeEndpoint(GeneratedStruct):
 class VoteResponse(GeneratedStruct):
     """Kafka's VoteResponse (response, apiKey 52), versions 0-2, flexible versions 0+."""
 
-    __slots__ = ("error_code", "topics", "node_endpoints", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "error_code": 'Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.',
+        "topics": 'Answer by Raft topic (in practice only __cluster_metadata).',
+        "node_endpoints": 'Endpoints of the leader named above.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "VoteResponse"
     API_KEY: int | None = 52
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.
     error_code: int  # versions 0+
-    # Answer by Raft topic (in practice only __cluster_metadata).
+    """Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID."""
     topics: list[TopicData]  # versions 0+
-    # Endpoints of the leader named above.
+    """Answer by Raft topic (in practice only __cluster_metadata)."""
     node_endpoints: KeyedList[NodeEndpoint]  # versions 1+, tag 0
+    """Endpoints of the leader named above."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         error_code: int = 0,
-        topics: list[TopicData] | None = None,
-        node_endpoints: list[NodeEndpoint] | None = None,
+        topics: list[TopicData] = DEFAULT,
+        node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.error_code = error_code
-        self.topics = [] if topics is None else topics
-        self.node_endpoints = KeyedList() if node_endpoints is None else node_endpoints if type(node_endpoints) is KeyedList else KeyedList(node_endpoints)
+        self.topics = [] if topics is DEFAULT else topics
+        self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -356,7 +391,7 @@ def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
     try:
         field = "topic_name"
         if data.topic_name is None:
-            raise EncodeError("field topic_name is null but not nullable at this version")
+            raise EncodeError("field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)")
         topic_name_utf8 = data.topic_name.encode()
         if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(topic_name_utf8) + 1)
@@ -366,7 +401,7 @@ def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which TopicData versions 0-2 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -445,7 +480,7 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -580,7 +615,7 @@ def _write_VoteResponse_v0(response: VoteResponse, out: bytearray) -> None:
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which VoteResponse version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -789,7 +824,7 @@ def _write_VoteResponse_v1_2(response: VoteResponse, out: bytearray) -> None:
         field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which VoteResponse versions 1-2 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -805,7 +840,7 @@ def _write_VoteResponse_v1_2(response: VoteResponse, out: bytearray) -> None:
             field = "node_endpoints[]"
             node_endpoints_items = response.node_endpoints
             if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null but not nullable at this version")
+                    raise EncodeError("field node_endpoints is null, which VoteResponse versions 1-2 do not allow (never nullable)")
             elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(node_endpoints_items) + 1)
                 for node_endpoints_item in node_endpoints_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -35,18 +35,24 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Endpoint(GeneratedStruct):
     """Listeners on which the voter can be reached."""
 
-    __slots__ = ("name", "host", "port", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Listener name of the endpoint (for example CONTROLLER).',
+        "host": 'Host name or IP address of the voter on that listener.',
+        "port": 'TCP port of the listener.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Listener name of the endpoint (for example CONTROLLER).
     name: str  # versions 0+, map key
-    # Host name or IP address of the voter on that listener.
+    """Listener name of the endpoint (for example CONTROLLER)."""
     host: str  # versions 0+
-    # TCP port of the listener.
+    """Host name or IP address of the voter on that listener."""
     port: int  # versions 0+
+    """TCP port of the listener."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -56,6 +62,8 @@ class Endpoint(GeneratedStruct):
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
         self.host = host
         self.port = port
@@ -86,16 +94,21 @@ class Endpoint(GeneratedStruct):
 class KRaftVersionFeature(GeneratedStruct):
     """kraft.version range the voter supports."""
 
-    __slots__ = ("min_supported_version", "max_supported_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "min_supported_version": 'Lowest kraft.version level the voter can run.',
+        "max_supported_version": 'Highest kraft.version level the voter can run.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "KRaftVersionFeature"
     VALID_VERSIONS = (0, 0)
 
-    # Lowest kraft.version level the voter can run.
     min_supported_version: int  # versions 0+
-    # Highest kraft.version level the voter can run.
+    """Lowest kraft.version level the voter can run."""
     max_supported_version: int  # versions 0+
+    """Highest kraft.version level the voter can run."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -104,6 +117,8 @@ class KRaftVersionFeature(GeneratedStruct):
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -131,34 +146,43 @@ class KRaftVersionFeature(GeneratedStruct):
 class Voter(GeneratedStruct):
     """Every voter of the quorum."""
 
-    __slots__ = ("voter_id", "voter_directory_id", "endpoints", "kraft_version_feature", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "voter_id": 'Replica id of the voter.',
+        "voter_directory_id": "Directory id of the voter's metadata log directory.",
+        "endpoints": 'Listeners on which the voter can be reached.',
+        "kraft_version_feature": 'kraft.version range the voter supports.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "Voter"
     VALID_VERSIONS = (0, 0)
 
-    # Replica id of the voter.
     voter_id: int  # versions 0+
-    # Directory id of the voter's metadata log directory.
+    """Replica id of the voter."""
     voter_directory_id: UUID  # versions 0+
-    # Listeners on which the voter can be reached.
+    """Directory id of the voter's metadata log directory."""
     endpoints: KeyedList[Endpoint]  # versions 0+
-    # kraft.version range the voter supports.
+    """Listeners on which the voter can be reached."""
     kraft_version_feature: KRaftVersionFeature  # versions 0+
+    """kraft.version range the voter supports."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         voter_id: int = 0,
         voter_directory_id: UUID = _ZERO_UUID,
-        endpoints: list[Endpoint] | None = None,
-        kraft_version_feature: KRaftVersionFeature | None = None,
+        endpoints: list[Endpoint] = DEFAULT,
+        kraft_version_feature: KRaftVersionFeature = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
-        self.endpoints = KeyedList() if endpoints is None else endpoints if type(endpoints) is KeyedList else KeyedList(endpoints)
-        self.kraft_version_feature = KRaftVersionFeature() if kraft_version_feature is None else kraft_version_feature
+        self.endpoints = KeyedList() if endpoints is DEFAULT else endpoints if type(endpoints) is KeyedList or endpoints is None else KeyedList(endpoints)
+        self.kraft_version_feature = KRaftVersionFeature() if kraft_version_feature is DEFAULT else kraft_version_feature
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -188,29 +212,38 @@ class Voter(GeneratedStruct):
 class VotersRecord(GeneratedStruct):
     """Kafka's VotersRecord (data), versions 0, flexible versions 0+."""
 
-    __slots__ = ("version", "voters", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "version": 'Version of this control record body.',
+        "voters": 'Every voter of the quorum.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "VotersRecord"
     API_KEY: int | None = None
     MESSAGE_TYPE = "data"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Version of this control record body.
     version: int  # versions 0+
-    # Every voter of the quorum.
+    """Version of this control record body."""
     voters: list[Voter]  # versions 0+
+    """Every voter of the quorum."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         version: int = 0,
-        voters: list[Voter] | None = None,
+        voters: list[Voter] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.version = version
-        self.voters = [] if voters is None else voters
+        self.voters = [] if voters is DEFAULT else voters
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -285,7 +318,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     try:
         field = "name"
         if endpoint.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which Endpoint version 0 does not allow (never nullable)")
         name_utf8 = endpoint.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -294,7 +327,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
             _w.write_compact_string(out, endpoint.name)
         field = "host"
         if endpoint.host is None:
-            raise EncodeError("field host is null but not nullable at this version")
+            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
         host_utf8 = endpoint.host.encode()
         if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(host_utf8) + 1)
@@ -462,7 +495,7 @@ def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
         field = "endpoints[]"
         endpoints_items = voter.endpoints
         if endpoints_items is None:
-            raise EncodeError("field endpoints is null but not nullable at this version")
+                raise EncodeError("field endpoints is null, which Voter version 0 does not allow (never nullable)")
         elif len(endpoints_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(endpoints_items) + 1)
             for endpoints_item in endpoints_items:
@@ -473,7 +506,7 @@ def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
                 _write_Endpoint_v0(endpoints_item, out)
         field = "kraft_version_feature"
         if voter.kraft_version_feature is None:
-            raise EncodeError("field kraft_version_feature is null but not nullable at this version")
+            raise EncodeError("field kraft_version_feature is null, which Voter version 0 does not allow (never nullable)")
         _write_KRaftVersionFeature_v0(voter.kraft_version_feature, out)
         field = "(tagged fields)"
         if voter.unknown_tagged_fields:
@@ -630,7 +663,7 @@ def _write_VotersRecord_v0(record: VotersRecord, out: bytearray) -> None:
         field = "voters[]"
         voters_items = record.voters
         if voters_items is None:
-            raise EncodeError("field voters is null but not nullable at this version")
+                raise EncodeError("field voters is null, which VotersRecord version 0 does not allow (never nullable)")
         elif len(voters_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(voters_items) + 1)
             for voters_item in voters_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -34,20 +34,27 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class StateBatch(GeneratedStruct):
     """Ranges of in-flight records whose delivery state is recorded."""
 
-    __slots__ = ("first_offset", "last_offset", "delivery_state", "delivery_count", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "first_offset": 'First offset of the range.',
+        "last_offset": 'Last offset of the range, included.',
+        "delivery_state": 'State of the records: 0 available, 2 acknowledged, 4 archived.',
+        "delivery_count": 'How many times these records have been delivered.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "StateBatch"
     VALID_VERSIONS = (0, 1)
 
-    # First offset of the range.
     first_offset: int  # versions 0+
-    # Last offset of the range, included.
+    """First offset of the range."""
     last_offset: int  # versions 0+
-    # State of the records: 0 available, 2 acknowledged, 4 archived.
+    """Last offset of the range, included."""
     delivery_state: int  # versions 0+
-    # How many times these records have been delivered.
+    """State of the records: 0 available, 2 acknowledged, 4 archived."""
     delivery_count: int  # versions 0+
+    """How many times these records have been delivered."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -58,6 +65,8 @@ class StateBatch(GeneratedStruct):
         delivery_count: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.delivery_state = delivery_state
@@ -91,24 +100,33 @@ class StateBatch(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Partitions of this topic to write."""
 
-    __slots__ = ("partition", "state_epoch", "leader_epoch", "start_offset", "delivery_complete_count", "state_batches", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition": 'Index of the partition within the topic.',
+        "state_epoch": 'Epoch of the state being written; a write with an older epoch is refused.',
+        "leader_epoch": 'Leader epoch of the writing partition leader, for fencing a deposed leader.',
+        "start_offset": 'New first offset the share-partition tracks, or -1 to leave it unchanged.',
+        "delivery_complete_count": 'Records past the start offset whose delivery is finished, or -1 when not tracked.',
+        "state_batches": 'Ranges of in-flight records whose delivery state is recorded.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Epoch of the state being written; a write with an older epoch is refused.
+    """Index of the partition within the topic."""
     state_epoch: int  # versions 0+
-    # Leader epoch of the writing partition leader, for fencing a deposed leader.
+    """Epoch of the state being written; a write with an older epoch is refused."""
     leader_epoch: int  # versions 0+
-    # New first offset the share-partition tracks, or -1 to leave it unchanged.
+    """Leader epoch of the writing partition leader, for fencing a deposed leader."""
     start_offset: int  # versions 0+
-    # Records past the start offset whose delivery is finished, or -1 when not tracked.
+    """New first offset the share-partition tracks, or -1 to leave it unchanged."""
     delivery_complete_count: int  # versions 1+, ignorable
-    # Ranges of in-flight records whose delivery state is recorded.
+    """Records past the start offset whose delivery is finished, or -1 when not tracked."""
     state_batches: list[StateBatch]  # versions 0+
+    """Ranges of in-flight records whose delivery state is recorded."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -118,15 +136,17 @@ class PartitionData(GeneratedStruct):
         leader_epoch: int = 0,
         start_offset: int = 0,
         delivery_complete_count: int = -1,
-        state_batches: list[StateBatch] | None = None,
+        state_batches: list[StateBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition = partition
         self.state_epoch = state_epoch
         self.leader_epoch = leader_epoch
         self.start_offset = start_offset
         self.delivery_complete_count = delivery_complete_count
-        self.state_batches = [] if state_batches is None else state_batches
+        self.state_batches = [] if state_batches is DEFAULT else state_batches
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -160,26 +180,33 @@ class PartitionData(GeneratedStruct):
 class WriteStateData(GeneratedStruct):
     """Topics whose share-partition state is written."""
 
-    __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "topic_id": 'Id of the topic the partitions in this entry belong to.',
+        "partitions": 'Partitions of this topic to write.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "WriteStateData"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions of this topic to write.
+    """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionData]  # versions 0+
+    """Partitions of this topic to write."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         topic_id: UUID = _ZERO_UUID,
-        partitions: list[PartitionData] | None = None,
+        partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -206,29 +233,39 @@ class WriteShareGroupStateRequest(GeneratedStruct):
     """Kafka's WriteShareGroupStateRequest (request, apiKey 85), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = ("group_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "group_id": 'Id of the share group whose state is written.',
+        "topics": 'Topics whose share-partition state is written.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "WriteShareGroupStateRequest"
     API_KEY: int | None = 85
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 1)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Id of the share group whose state is written.
     group_id: str  # versions 0+
-    # Topics whose share-partition state is written.
+    """Id of the share group whose state is written."""
     topics: list[WriteStateData]  # versions 0+
+    """Topics whose share-partition state is written."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         group_id: str = '',
-        topics: list[WriteStateData] | None = None,
+        topics: list[WriteStateData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -358,7 +395,7 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "state_batches[]"
         state_batches_items = data.state_batches
         if state_batches_items is None:
-            raise EncodeError("field state_batches is null but not nullable at this version")
+                raise EncodeError("field state_batches is null, which PartitionData version 0 does not allow (never nullable)")
         elif len(state_batches_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_batches_items) + 1)
             for state_batches_item in state_batches_items:
@@ -453,7 +490,7 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         field = "state_batches[]"
         state_batches_items = data.state_batches
         if state_batches_items is None:
-            raise EncodeError("field state_batches is null but not nullable at this version")
+                raise EncodeError("field state_batches is null, which PartitionData version 1 does not allow (never nullable)")
         elif len(state_batches_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(state_batches_items) + 1)
             for state_batches_item in state_batches_items:
@@ -583,7 +620,7 @@ def _write_WriteStateData_v0(data: WriteStateData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which WriteStateData version 0 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -713,7 +750,7 @@ def _write_WriteStateData_v1(data: WriteStateData, out: bytearray) -> None:
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which WriteStateData version 1 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -885,7 +922,7 @@ def _write_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest, 
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -895,7 +932,7 @@ def _write_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest, 
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -1066,7 +1103,7 @@ def _write_WriteShareGroupStateRequest_v1(request: WriteShareGroupStateRequest, 
     try:
         field = "group_id"
         if request.group_id is None:
-            raise EncodeError("field group_id is null but not nullable at this version")
+            raise EncodeError("field group_id is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
         if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(group_id_utf8) + 1)
@@ -1076,7 +1113,7 @@ def _write_WriteShareGroupStateRequest_v1(request: WriteShareGroupStateRequest, 
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -32,26 +32,33 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 class WritableTxnMarkerTopic(GeneratedStruct):
     """Topics to write the marker to."""
 
-    __slots__ = ("name", "partition_indexes", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partition_indexes": "Indexes of the topic's partitions that get the marker.",
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "WritableTxnMarkerTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Indexes of the topic's partitions that get the marker.
+    """Name of the topic the partitions in this entry belong to."""
     partition_indexes: list[int]  # versions 0+
+    """Indexes of the topic's partitions that get the marker."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partition_indexes: list[int] | None = None,
+        partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -77,26 +84,35 @@ class WritableTxnMarkerTopic(GeneratedStruct):
 class WritableTxnMarker(GeneratedStruct):
     """Commit or abort markers the transaction coordinator asks this partition leader to append."""
 
-    __slots__ = ("producer_id", "producer_epoch", "transaction_result", "topics", "coordinator_epoch", "transaction_version", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "producer_id": 'Producer id whose transaction ends.',
+        "producer_epoch": 'Epoch of that producer id.',
+        "transaction_result": 'How the transaction ended: true writes a COMMIT marker, false an ABORT marker.',
+        "topics": 'Topics to write the marker to.',
+        "coordinator_epoch": "Epoch of the transaction coordinator's state partition; lets a leader reject markers from a stale coordinator.",
+        "transaction_version": 'Transaction protocol version the marker belongs to: 0 or 1 for the classic protocol, 2 for transactions v2.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "WritableTxnMarker"
     VALID_VERSIONS = (1, 2)
 
-    # Producer id whose transaction ends.
     producer_id: int  # versions 0+
-    # Epoch of that producer id.
+    """Producer id whose transaction ends."""
     producer_epoch: int  # versions 0+
-    # How the transaction ended: true writes a COMMIT marker, false an ABORT marker.
+    """Epoch of that producer id."""
     transaction_result: bool  # versions 0+
-    # Topics to write the marker to.
+    """How the transaction ended: true writes a COMMIT marker, false an ABORT marker."""
     topics: list[WritableTxnMarkerTopic]  # versions 0+
-    # Epoch of the transaction coordinator's state partition; lets a leader reject markers from a
-    # stale coordinator.
+    """Topics to write the marker to."""
     coordinator_epoch: int  # versions 0+
-    # Transaction protocol version the marker belongs to: 0 or 1 for the classic protocol, 2 for
-    # transactions v2.
+    """Epoch of the transaction coordinator's state partition; lets a leader reject markers from
+    a stale coordinator."""
     transaction_version: int  # versions 2+, ignorable
+    """Transaction protocol version the marker belongs to: 0 or 1 for the classic protocol, 2 for
+    transactions v2."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -104,15 +120,17 @@ class WritableTxnMarker(GeneratedStruct):
         producer_id: int = 0,
         producer_epoch: int = 0,
         transaction_result: bool = False,
-        topics: list[WritableTxnMarkerTopic] | None = None,
+        topics: list[WritableTxnMarkerTopic] = DEFAULT,
         coordinator_epoch: int = 0,
         transaction_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.transaction_result = transaction_result
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.coordinator_epoch = coordinator_epoch
         self.transaction_version = transaction_version
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -148,25 +166,34 @@ class WritableTxnMarker(GeneratedStruct):
 class WriteTxnMarkersRequest(GeneratedStruct):
     """Kafka's WriteTxnMarkersRequest (request, apiKey 27), versions 1-2, flexible versions 1+."""
 
-    __slots__ = ("markers", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "markers": 'Commit or abort markers the transaction coordinator asks this partition leader to append.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "WriteTxnMarkersRequest"
     API_KEY: int | None = 27
     MESSAGE_TYPE = "request"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
+    LISTENERS: frozenset[str] = frozenset({"broker"})
 
-    # Commit or abort markers the transaction coordinator asks this partition leader to append.
     markers: list[WritableTxnMarker]  # versions 0+
+    """Commit or abort markers the transaction coordinator asks this partition leader to append."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        markers: list[WritableTxnMarker] | None = None,
+        markers: list[WritableTxnMarker] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.markers = [] if markers is None else markers
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.markers = [] if markers is DEFAULT else markers
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -239,7 +266,7 @@ def _write_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic, out: bytea
     try:
         field = "name"
         if topic.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -249,7 +276,7 @@ def _write_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic, out: bytea
         field = "partition_indexes"
         partition_indexes_items = topic.partition_indexes
         if partition_indexes_items is None:
-            raise EncodeError("field partition_indexes is null but not nullable at this version")
+                raise EncodeError("field partition_indexes is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
         elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_indexes_items) + 1)
             out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
@@ -374,7 +401,7 @@ def _write_WritableTxnMarker_v1(marker: WritableTxnMarker, out: bytearray) -> No
         field = "topics[]"
         topics_items = marker.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which WritableTxnMarker version 1 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -502,7 +529,7 @@ def _write_WritableTxnMarker_v2(marker: WritableTxnMarker, out: bytearray) -> No
         field = "topics[]"
         topics_items = marker.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which WritableTxnMarker version 2 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -661,7 +688,7 @@ def _write_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest, out: bytea
         field = "markers[]"
         markers_items = request.markers
         if markers_items is None:
-            raise EncodeError("field markers is null but not nullable at this version")
+                raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 1 does not allow (never nullable)")
         elif len(markers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(markers_items) + 1)
             for markers_item in markers_items:
@@ -817,7 +844,7 @@ def _write_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest, out: bytea
         field = "markers[]"
         markers_items = request.markers
         if markers_items is None:
-            raise EncodeError("field markers is null but not nullable at this version")
+                raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 2 does not allow (never nullable)")
         elif len(markers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(markers_items) + 1)
             for markers_item in markers_items:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -29,17 +29,22 @@ _pack_WritableTxnMarkerResult_producer_id = struct.Struct(">q").pack
 class WritableTxnMarkerPartitionResult(GeneratedStruct):
     """Outcome per partition of this topic."""
 
-    __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "partition_index": 'Index of the partition within the topic.',
+        "error_code": 'Outcome for this partition, 0 when the marker was written; for example NOT_LEADER_OR_FOLLOWER or INVALID_PRODUCER_EPOCH.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "WritableTxnMarkerPartitionResult"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Outcome for this partition, 0 when the marker was written; for example NOT_LEADER_OR_FOLLOWER
-    # or INVALID_PRODUCER_EPOCH.
+    """Index of the partition within the topic."""
     error_code: int  # versions 0+
+    """Outcome for this partition, 0 when the marker was written; for example
+    NOT_LEADER_OR_FOLLOWER or INVALID_PRODUCER_EPOCH."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -48,6 +53,8 @@ class WritableTxnMarkerPartitionResult(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -75,26 +82,33 @@ class WritableTxnMarkerPartitionResult(GeneratedStruct):
 class WritableTxnMarkerTopicResult(GeneratedStruct):
     """Outcome for each topic the marker went to."""
 
-    __slots__ = ("name", "partitions", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "name": 'Name of the topic the partitions in this entry belong to.',
+        "partitions": 'Outcome per partition of this topic.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "WritableTxnMarkerTopicResult"
     VALID_VERSIONS = (1, 2)
 
-    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Outcome per partition of this topic.
+    """Name of the topic the partitions in this entry belong to."""
     partitions: list[WritableTxnMarkerPartitionResult]  # versions 0+
+    """Outcome per partition of this topic."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         name: str = '',
-        partitions: list[WritableTxnMarkerPartitionResult] | None = None,
+        partitions: list[WritableTxnMarkerPartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -120,26 +134,33 @@ class WritableTxnMarkerTopicResult(GeneratedStruct):
 class WritableTxnMarkerResult(GeneratedStruct):
     """Outcome per marker asked for."""
 
-    __slots__ = ("producer_id", "topics", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "producer_id": 'Producer id of the marker this result is for.',
+        "topics": 'Outcome for each topic the marker went to.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "WritableTxnMarkerResult"
     VALID_VERSIONS = (1, 2)
 
-    # Producer id of the marker this result is for.
     producer_id: int  # versions 0+
-    # Outcome for each topic the marker went to.
+    """Producer id of the marker this result is for."""
     topics: list[WritableTxnMarkerTopicResult]  # versions 0+
+    """Outcome for each topic the marker went to."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
         producer_id: int = 0,
-        topics: list[WritableTxnMarkerTopicResult] | None = None,
+        topics: list[WritableTxnMarkerTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.producer_id = producer_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -165,25 +186,33 @@ class WritableTxnMarkerResult(GeneratedStruct):
 class WriteTxnMarkersResponse(GeneratedStruct):
     """Kafka's WriteTxnMarkersResponse (response, apiKey 27), versions 1-2, flexible versions 1+."""
 
-    __slots__ = ("markers", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "markers": 'Outcome per marker asked for.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "WriteTxnMarkersResponse"
     API_KEY: int | None = 27
     MESSAGE_TYPE = "response"
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (1, 2)
+    STABLE_VERSIONS: tuple[int, int] | None = (1, 2)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Outcome per marker asked for.
     markers: list[WritableTxnMarkerResult]  # versions 0+
+    """Outcome per marker asked for."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
         *,
-        markers: list[WritableTxnMarkerResult] | None = None,
+        markers: list[WritableTxnMarkerResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        self.markers = [] if markers is None else markers
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
+        self.markers = [] if markers is DEFAULT else markers
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -316,7 +345,7 @@ def _write_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResul
     try:
         field = "name"
         if result.name is None:
-            raise EncodeError("field name is null but not nullable at this version")
+            raise EncodeError("field name is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
         name_utf8 = result.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
@@ -326,7 +355,7 @@ def _write_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResul
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
-            raise EncodeError("field partitions is null but not nullable at this version")
+                raise EncodeError("field partitions is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
             for partitions_item in partitions_items:
@@ -466,7 +495,7 @@ def _write_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult, out: by
         field = "topics[]"
         topics_items = result.topics
         if topics_items is None:
-            raise EncodeError("field topics is null but not nullable at this version")
+                raise EncodeError("field topics is null, which WritableTxnMarkerResult versions 1-2 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
             for topics_item in topics_items:
@@ -635,7 +664,7 @@ def _write_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse, out: 
         field = "markers[]"
         markers_items = response.markers
         if markers_items is None:
-            raise EncodeError("field markers is null but not nullable at this version")
+                raise EncodeError("field markers is null, which WriteTxnMarkersResponse versions 1-2 do not allow (never nullable)")
         elif len(markers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(markers_items) + 1)
             for markers_item in markers_items:

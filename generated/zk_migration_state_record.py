@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -26,17 +26,23 @@ _pack_ZkMigrationStateRecord_zk_migration_state = struct.Struct(">b").pack
 class ZkMigrationStateRecord(GeneratedStruct):
     """Kafka's ZkMigrationStateRecord (metadata, apiKey 21), versions 0, flexible versions 0+."""
 
-    __slots__ = ("zk_migration_state", "unknown_tagged_fields")
+    __slots__ = {  # attribute -> its docstring, which help() shows
+        "zk_migration_state": 'Migration state: 0 none, 1 migration, 2 pre-migration, 3 post-migration.',
+        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    }
 
     NAME = "ZkMigrationStateRecord"
     API_KEY: int | None = 21
     MESSAGE_TYPE = "metadata"
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
+    STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
+    DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    # Migration state: 0 none, 1 migration, 2 pre-migration, 3 post-migration.
     zk_migration_state: int  # versions 0+
+    """Migration state: 0 none, 1 migration, 2 pre-migration, 3 post-migration."""
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
         self,
@@ -44,6 +50,8 @@ class ZkMigrationStateRecord(GeneratedStruct):
         zk_migration_state: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
+        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
+        version where the field is not nullable refuses it when encoding)."""
         self.zk_migration_state = zk_migration_state
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -10,6 +10,7 @@ from kwire.wire import struct_base
 from kwire.wire.files import ExistingFileError, atomic_write
 
 from ..model import Message, snake_case
+from .apis import api_entries
 from .flavours import COMPILED, PURE
 from .views import ModuleView
 
@@ -44,8 +45,9 @@ def render_message(message: Message, source: str | None = None, *, native: bool 
 
 
 def render_package_init(messages: Iterable[Message]) -> str:
+    messages = sorted(messages, key=lambda m: m.name)
     return _templates().get_template("package_init.py.j2").render(
-        modules=[(module_name(m), m.name) for m in sorted(messages, key=lambda m: m.name)]
+        modules=[(module_name(m), m.name) for m in messages], apis=api_entries(messages)
     )
 
 

@@ -37,13 +37,17 @@ class PurePython:
     """Generated code as CPython runs it best."""
 
     name = "pure"
-    message_imports: tuple[str, ...] = ("FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "blank_instance",
-                                        "check_unsupported")
+    message_imports: tuple[str, ...] = ("DEFAULT", "FieldInfo", "GeneratedStruct", "KeyedList", "NEVER",
+                                        "blank_instance", "check_unsupported")
     header: Lines = []
     # The annotation of the module-level constants hot code reads (struct helpers, defaults).
     constant_annotation = ""
     # Whether a message class declares API_KEY, MESSAGE_TYPE, ... as ClassVar.
     class_vars = False
+    # Field about texts as docstrings: the attribute's (a string after its annotation: IDEs, pdoc)
+    # and its slot's (``__slots__`` as a dict: help()). Compiled classes keep them as comments.
+    attribute_docstrings = True
+    documented_slots = True
     # Arrays of structs read their elements inside the loop where the plan allows it: a call
     # costs CPython a frame and a tuple (in compiled code a call is a C call, so it keeps them).
     reads_elements_inline = True
@@ -54,10 +58,21 @@ class PurePython:
     # classes, which have no __getattr__ fallback; pure readers leave such fields unset instead).
     struct_defaults_on_first_read = False
 
+    def omitted(self, struct: str | None) -> str:
+        """The default of a constructor parameter (an array, or a ``struct``) whose definition's
+        default is not null: a marker that an omitted argument is told from None (null) by.
+
+        kwire.wire.message.DEFAULT, typed Any for type checkers, reads well in help() and IDEs.
+        """
+        return "DEFAULT"
+
     def hot(self, function: str) -> str:
         """How generated code calls one of the HOT_READERS."""
         assert function in HOT_READERS, function
         return f"_w.{function}"
+
+    def omitted_struct(self, struct: str) -> str | None:
+        return None  # DEFAULT serves every type
 
     def blank(self, cls: str) -> str:
         """An expression making an instance of ``cls`` without running its ``__init__``."""
@@ -119,17 +134,31 @@ class Compiled(PurePython):
         "# Final: compiled code reads Final module constants directly, other globals from a dict.",
         "_LIST_PLACEHOLDER: Final[list] = []",
         "_KEYED_PLACEHOLDER: Final[KeyedList] = KeyedList()",
+        "# The default of array parameters: a list of its own, so that the check is one pointer compare.",
+        "_OMITTED_LIST: Final[list] = []",
         "_new_object: Final = object.__new__",
     ]
     constant_annotation = ": Final"
     # mypyc makes any other attribute set in a class body a per-instance slot, which the class
     # itself shows as a descriptor (ApiRegistry reads cls.API_KEY)
     class_vars = True
+    attribute_docstrings = False
+    documented_slots = False
     reads_elements_inline = False
     leaves_empty_arrays_unset = False  # a native class has every attribute set
     # A FetchResponse partition has three tagged structs, rarely sent: making their defaults in
     # every decoded partition cost a third of its decode.
     struct_defaults_on_first_read = True
+
+    def omitted(self, struct: str | None) -> str:
+        # mypyc checks a parameter's default against its type, so DEFAULT (typed Any) would fail
+        # there: the marker is a value of the parameter's type, made once (omitted_struct).
+        return "_OMITTED_LIST" if struct is None else f"_OMITTED_{struct}"
+
+    def omitted_struct(self, struct: str) -> str:
+        """The module-level marker of an omitted ``struct`` argument, after that struct's class."""
+        # (an instance of its own, made by the constructor: object.__new__ refuses native classes)
+        return f"{self.omitted(struct)}: Final[{struct}] = {struct}()"
 
     def hot(self, function: str) -> str:
         assert function in HOT_READERS, function

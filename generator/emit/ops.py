@@ -55,10 +55,17 @@ BYTES_FUNCTIONS = {
 PYTHON_ELEMENT_TYPES = {"string": "str", "bytes": "bytes", "records": "bytes", "uuid": "UUID"}
 
 
-def null_refused(attr: str, value: str) -> Lines:
-    """A writer's refusal of None for a field that is not nullable at these versions."""
+def null_refused(op: "Op", value: str) -> Lines:
+    """A writer's refusal of None for a field that is not nullable at these versions: the error
+    names the field, the versions of the writer and those where the field is nullable."""
+    f, layout = op.field, op.owner
+    where = "this version does"
+    if layout is not None:
+        plural = len(layout.versions) > 1
+        where = f"{layout.struct.name} version{'s' if plural else ''} {layout.version_text} do{'' if plural else 'es'}"
+    allowed = "never nullable" if f.nullable_versions.empty else f"nullable in versions {f.nullable_versions}"
     return [f"if {value} is None:",
-            f'    raise EncodeError("field {attr} is null but not nullable at this version")']
+            f'    raise EncodeError("field {op.attr} is null, which {where} not allow ({allowed})")']
 
 
 # --- steps -----------------------------------------------------------------------------------
@@ -70,6 +77,7 @@ class Op:
 
     fields: list[Field]
     tag: int | None = dc_field(default=None, kw_only=True)  # set when the field is tagged here
+    owner: Layout | None = dc_field(default=None, kw_only=True, repr=False)  # the layout of this step (set by the plan)
 
     @property
     def reads_buffer_size(self) -> bool:
@@ -193,7 +201,7 @@ class BytesOp(Op):
         return [f"{self.value(obj)}, pos = _w.{self.reader}(buf, pos)"]
 
     def write(self, obj: str, out: str) -> Lines:
-        refuse = [] if self.nullable else null_refused(self.attr, self.value(obj))
+        refuse = [] if self.nullable else null_refused(self, self.value(obj))
         return refuse + [f"_w.{self.runtime.write}({out}, {self.value(obj)})"]
 
     def size(self, obj: str, acc: str) -> Lines:
@@ -236,7 +244,7 @@ class StringOp(BytesOp):
         if not self.short_inline or self.nullable:
             return super().write(obj, out)
         utf8, value = f"{self.attr}_utf8", self.value(obj)
-        return null_refused(self.attr, value) + [
+        return null_refused(self, value) + [
             f"{utf8} = {value}.encode()",
             f"if len({utf8}) < 0x7F:  # the usual case: a one-byte length",
             f"    {out}.append(len({utf8}) + 1)",
@@ -299,7 +307,7 @@ class RecordsOp(Op):
                 f"{self.value(obj)} = {view}"]
 
     def write(self, obj: str, out: str) -> Lines:
-        refuse = [] if self.nullable else null_refused(self.attr, self.value(obj))
+        refuse = [] if self.nullable else null_refused(self, self.value(obj))
         return refuse + [f"_w.write_records({out}, {self.value(obj)}, {self.compact})"]
 
     def size(self, obj: str, acc: str) -> Lines:
@@ -348,7 +356,7 @@ class StructOp(Op):
     def write(self, obj: str, out: str) -> Lines:
         value, writer = self.value(obj), self.layout.writer
         if not self.nullable:
-            return null_refused(self.attr, value) + [f"{writer}({value}, {out})"]
+            return null_refused(self, value) + [f"{writer}({value}, {out})"]
         return [f"if {value} is None:",
                 f"    {out}.append({self.null_marker})  # the null marker",
                 "else:",
@@ -471,7 +479,7 @@ class ArrayOp(Op):
         if self.nullable:
             lines.append(f"    _w.write_count({out}, None, {self.compact})")
         else:
-            lines.append(f'    raise EncodeError("field {self.attr} is null but not nullable at this version")')
+            lines += indent(null_refused(self, items)[1:])
         if self.short_inline:
             lines += [f"elif len({items}) < {SMALL_ARRAY}:  # the usual case: a short array with a one-byte count",
                       f"    {out}.append(len({items}) + 1)",

@@ -223,6 +223,8 @@ class MessagePlan:
         flush()
         for f in layout.struct.tagged_fields_at(v):
             layout.tagged.append(self._op(layout.struct, f, v, compact=True, tag=f.tag))
+        for op in layout.ops + layout.tagged:
+            op.owner = layout  # its refusals name the layout's versions
 
     # --- steps -------------------------------------------------------------------------------
     def _op(self, struct: Struct, f: Field, v: int, compact: bool, tag: int | None = None) -> Op:

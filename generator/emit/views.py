@@ -121,10 +121,14 @@ def versions_note(f: Field) -> str:
     return ", ".join(notes)
 
 
+def docstring_text(text: str) -> str:
+    """``text`` as it can stand inside a triple-quoted string."""
+    return text.replace('"""', "'''").replace("\\", "\\\\")
+
+
 def docstring(text: str) -> str:
     """Text for a class docstring, wrapped, at the class body's indent."""
-    text = text.replace('"""', "'''").replace("\\", "\\\\")
-    return "\n    ".join(textwrap.wrap(text, TEXT_WIDTH))
+    return "\n    ".join(textwrap.wrap(docstring_text(text), TEXT_WIDTH))
 
 
 def tuple_source(items: list[str]) -> str:
@@ -144,6 +148,31 @@ def instance_name(struct: Struct) -> str:
     raise AssertionError(f"no local name for {struct.name}")
 
 
+UNKNOWN_TAGS_DOC = ("Tagged fields this version does not know, as (tag, payload) pairs: kept as they came "
+                    "and written back in tag order.")
+
+
+def version_range(v: Versions, within: Versions) -> str:
+    """``(lo, hi)`` of ``v`` inside ``within`` (a "+" range ends where ``within`` does), or ``None``."""
+    low, high = max(v.lowest, within.lowest), min(v.highest, within.highest)
+    return "None" if v.empty or low > high else f"({low}, {high})"
+
+
+def message_constants(message: Message) -> list[tuple[str, str, str]]:
+    """(name, annotation, value) of the class constants a message class carries besides
+    VALID_VERSIONS: what its definition says of its versions and, for a request, its listeners."""
+    valid = message.valid_versions
+    stable = valid
+    if message.latest_version_unstable:  # Kafka's latestVersionUnstable: the top version is not stable yet
+        stable = Versions(valid.lowest, valid.highest - 1)
+    constants = [("STABLE_VERSIONS", "tuple[int, int] | None", version_range(stable, valid)),
+                 ("DEPRECATED_VERSIONS", "tuple[int, int] | None", version_range(message.deprecated_versions, valid))]
+    if message.type == "request":
+        listeners = ", ".join(f'"{name}"' for name in sorted(message.listeners))
+        constants.append(("LISTENERS", "frozenset[str]", f"frozenset({{{listeners}}})" if listeners else "frozenset()"))
+    return constants
+
+
 # --- views ---------------------------------------------------------------------------------------
 
 class FieldView:
@@ -154,16 +183,19 @@ class FieldView:
         self.attr = f.attr_name
         self.hint = python_type(f, not f.nullable_versions.empty)
         self.about = textwrap.wrap(f.about, COMMENT_WIDTH - 6)
+        # The about text as the attribute's docstring (IDEs, pdoc) and its slot's (help()).
+        self.doc_lines = textwrap.wrap(docstring_text(f.about), COMMENT_WIDTH - 10)
+        self.slot_doc = repr(f.about) if f.about else "None"
         self.versions_note = versions_note(f)
         self.fresh_default = self._fresh_default(constants)
         self.lazy_factory = self._lazy_factory()
-        self.param_hint, self.param_default, self.init = self._parameter(constants)
         self.info = self._field_info(constants)
         # Compiled classes hold a struct default as None in a slot of its own (``slot``) behind a
         # property that makes it on first read (see Compiled.struct_defaults_on_first_read).
         self.made_on_first_read = False
         self.slot = self.attr
         self._default_literal = default_literal(f, constants) if not (f.type.is_array or f.type.is_struct) else ""
+        self.param_hint = self.param_default = self.init = ""  # set by parameter(), once the slot is known
 
     def _fresh_default(self, constants: ModuleConstants) -> str:
         """An expression giving a new default value (arrays and structs are never shared)."""
@@ -189,21 +221,35 @@ class FieldView:
             return "KeyedList" if keyed(f) else "list"
         return f.type.name
 
-    def _parameter(self, constants: ModuleConstants) -> tuple[str, str, str]:
-        """(type hint, default, init expression) of the constructor parameter."""
+    def parameter(self, flavour: Flavour) -> None:
+        """Set the constructor parameter's type hint, default and init expression.
+
+        None is Kafka's null, as in Kafka's Java classes: the hint allows it only where the field
+        is nullable at some version, and the constructor stores it as given (a writer refuses it
+        at a version where the field is not nullable). An omitted argument means the definition's
+        default: for arrays and structs whose default is not null a fresh one, asked for by the
+        flavour's "omitted" marker so that no mutable default is ever shared.
+        """
         f, attr = self.field, self.attr
-        hint = python_type(f, not f.nullable_versions.empty, parameter=True)
+        nullable = not f.nullable_versions.empty
+        self.param_hint = python_type(f, nullable, parameter=True)
+        self.init = attr
         if not (f.type.is_array or f.type.is_struct):
-            return hint, default_literal(f, constants), attr
-        # None asks for the default, so that no mutable default is ever shared.
-        hint = hint if hint.endswith("| None") else f"{hint} | None"
+            self.param_default = self._default_literal
+            return
         if f.has_null_default:
-            init = attr
-        elif keyed(f):
-            init = f"KeyedList() if {attr} is None else {attr} if type({attr}) is KeyedList else KeyedList({attr})"
+            self.param_default = "None"
+            return
+        if self.made_on_first_read:  # compiled only: the slot's None means "not made yet"
+            self.param_hint = python_type(f, True, parameter=True)
+            self.param_default = "None"
+            return
+        omitted = self.param_default = flavour.omitted(f.type.name if f.type.is_struct else None)
+        if keyed(f):
+            kept = f"type({attr}) is KeyedList or {attr} is None"  # None: null, refused at encode where not nullable
+            self.init = f"KeyedList() if {attr} is {omitted} else {attr} if {kept} else KeyedList({attr})"
         else:
-            init = f"{self.fresh_default} if {attr} is None else {attr}"
-        return hint, "None", init
+            self.init = f"{self.fresh_default} if {attr} is {omitted} else {attr}"
 
     def _field_info(self, constants: ModuleConstants) -> str:
         """The FieldInfo(...) that describes the field at run time; arguments at their defaults
@@ -326,6 +372,10 @@ class StructView:
         present = [v for v, layout in enumerate(plan.table) if layout is not None]
         self.valid_versions = (present[0], present[-1]) if present else (1, 0)
         self.fields = [FieldView(f, constants) for f in s.fields]
+        self.unknown_tags_doc_text = UNKNOWN_TAGS_DOC
+        self.unknown_tags_doc = repr(UNKNOWN_TAGS_DOC)
+        self.omitted_marker: str | None = None  # set by ModuleView
+        self.class_constants = message_constants(message) if self.is_message else []
         if flavour.struct_defaults_on_first_read:
             for f in self.fields:
                 # (not where null is a value of its own: there None cannot mean "not made yet")
@@ -333,6 +383,8 @@ class StructView:
                         and f.field.nullable_versions.empty):
                     f.made_on_first_read = True
                     f.slot = f"_{f.attr}"
+        for f in self.fields:
+            f.parameter(flavour)
         self.layouts = [LayoutView(layout, self, flavour, inline) for layout in plan.layouts]
         self.readers = tuple_source([layout.reader if layout else "None" for layout in plan.table])
         self.writers = tuple_source([layout.writer if layout else "None" for layout in plan.table])
@@ -354,6 +406,11 @@ class ModuleView:
         self.constants = ModuleConstants()
         inline: dict[int, LayoutView] = {}  # id(layout) -> its view, for arrays read inline
         self.structs = [StructView(sp, message, self.constants, flavour, inline) for sp in plan.structs]
+        # Structs whose omitted-argument marker a constructor's parameter names (declared after the class).
+        marked = {f.field.type.name for s in self.structs for f in s.fields
+                  if f.field.type.is_struct and f.param_default == flavour.omitted(f.field.type.name)}
+        for s in self.structs:
+            s.omitted_marker = flavour.omitted_struct(s.name) if s.name in marked else None
         self.helpers = plan.helpers
         self.has_records = any(f.type.name == "records" for sp in plan.structs for f in sp.struct.fields)
         self.api_key = message.api_key

@@ -16,7 +16,7 @@ from .errors import UnsupportedVersionError
 from .keyed_list import KeyedList
 from .struct_base import GeneratedStruct
 
-__all__ = ["FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "UNKNOWN_TAGS_KEY", "blank_instance",
+__all__ = ["DEFAULT", "FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "UNKNOWN_TAGS_KEY", "blank_instance",
            "check_unsupported"]
 
 def is_flexible(message_cls: Any, version: int) -> bool:
@@ -27,6 +27,24 @@ def is_flexible(message_cls: Any, version: int) -> bool:
 
 # Key of Kafka's JSON form under which kwire keeps unknown tagged fields (tag -> base64 payload).
 UNKNOWN_TAGS_KEY = "_unknownTaggedFields"
+
+
+class _Default:
+    """The type of :data:`DEFAULT` (one instance, which pickles and copies as itself)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+    def __reduce__(self) -> str:
+        return "DEFAULT"
+
+
+# The default of a generated constructor's array and struct parameters whose definition's default
+# is not null: leaving the argument out gives a fresh default value, while None is Kafka's null.
+# Typed Any so that it fits any parameter's annotation.
+DEFAULT: Any = _Default()
 
 
 # The empty version range: a field that is never nullable, never tagged.

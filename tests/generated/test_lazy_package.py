@@ -13,12 +13,17 @@ import kwire.generated as g
 loaded = lambda: sorted(m for m in sys.modules if m.startswith("kwire.generated.")
                         and not m.endswith("__mypyc") and m != "kwire.generated._base")
 assert loaded() == [], loaded()
+# the registry by api key holds names: reading them and the header versions imports nothing
+assert (g.APIS[3].name, g.APIS[3].request_name, g.APIS[3].request_header_version(9)) == ("Metadata", "MetadataRequest", 2)
+assert loaded() == [], loaded()
 from kwire.generated import AlterPartitionRequest
 assert loaded() == ["kwire.generated.alter_partition_request"], loaded()
 assert g.MESSAGES["AlterPartitionRequest"] is AlterPartitionRequest
 assert "FetchRequest" in g.MESSAGES and "kwire.generated.fetch_request" not in sys.modules
 assert g.MESSAGES.get("NoSuchMessage") is None and "NoSuchMessage" not in g.MESSAGES
-assert len(dict(g.MESSAGES.items())) == len(g.MESSAGES) == len(g.__all__) - 1
+assert g.APIS[56].response_class.NAME == "AlterPartitionResponse"  # only its own module
+assert loaded() == ["kwire.generated.alter_partition_request", "kwire.generated.alter_partition_response"], loaded()
+assert len(dict(g.MESSAGES.items())) == len(g.MESSAGES) == len(g.__all__) - 2  # APIS and MESSAGES
 assert len(loaded()) == len(g.MESSAGES)
 """
 

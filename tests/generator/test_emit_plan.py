@@ -197,7 +197,8 @@ def test_a_compact_string_reads_short_values_inline(plan) -> None:
     assert nullable.write("response", "out") == ["_w.write_compact_string(out, response.name)"]  # None allowed
     assert op.write("response", "out")[:2] == [
         "if response.name is None:",
-        '    raise EncodeError("field name is null but not nullable at this version")']
+        '    raise EncodeError("field name is null, which SampleResponse version 3 does not allow '
+        '(nullable in versions 4+)")']
 
 
 def test_classic_and_compact_encodings_call_their_runtime_functions(plan) -> None:
@@ -304,7 +305,7 @@ def test_tuples_are_written_as_python_reads_them() -> None:
 
 def test_the_module_describes_each_field_and_runs(sample) -> None:
     source = render_message(sample)
-    assert "    # Milliseconds held back.\n    throttle_time_ms: int  # versions 0+\n" in source
+    assert '    throttle_time_ms: int  # versions 0+\n    """Milliseconds held back."""\n' in source
     assert "    cursor: int  # versions 5+, tag 1\n" in source
     assert ('    FieldInfo(attr="hint", json_name="hint", type="Hint", versions=_V3_PLUS, nullable=_V3_PLUS, '
             'tagged=_V3_PLUS, tag=0, struct=Hint),') in source
