@@ -9,6 +9,7 @@ import jinja2
 
 from kwire.wire import struct_base
 
+from ..native_inline import paste_varint
 from ..model import Message, snake_case
 from .flavours import COMPILED, PURE
 from .views import ModuleView
@@ -52,7 +53,8 @@ def render_all(messages: Iterable[Message], *, native: bool = False) -> dict[str
     files["__init__.py"] = render_package_init(messages)
     files["py.typed"] = ""  # PEP 561: the generated classes' annotations are for the user's type checker
     if native:
-        files[NATIVE_BASE] = Path(struct_base.__file__).read_text()
+        # kwire.wire.varint pasted in: _base is compiled alone and would call it as plain Python
+        files[NATIVE_BASE] = paste_varint(Path(struct_base.__file__).read_text())
     return files
 
 
