@@ -312,11 +312,11 @@ def frame_header(api_key: int, version: int) -> bytes:
 
 
 def read_frame_header(value: bytes) -> tuple[int, int, int]:
-    frame_version, pos = wire.read_uvarint(value, 0)
+    frame_version, pos = wire.read_uvarint(value, 0, len(value))
     if frame_version != METADATA_FRAME_VERSION:
         raise ValueError(f"unknown metadata frame version {frame_version}")
-    api_key, pos = wire.read_uvarint(value, pos)
-    version, pos = wire.read_uvarint(value, pos)
+    api_key, pos = wire.read_uvarint(value, pos, len(value))
+    version, pos = wire.read_uvarint(value, pos, len(value))
     return api_key, version, pos
 
 

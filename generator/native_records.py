@@ -25,6 +25,7 @@ from pathlib import Path
 
 import kwire
 
+from .native_inline import VARINT_SOURCE, PasteFailed, paste_varint
 from .native_build import CompileFailed, CompileUnavailable, check_toolchain, compiled_extensions, extension_suffix
 
 PACKAGE_DIR = Path(kwire.__file__).resolve().parent / "records"
@@ -40,19 +41,29 @@ setup(name="kwire-record-decoder", ext_modules=mypycify({args!r}, opt_level="3",
 """
 
 
+def source_digest(source: bytes) -> str:
+    """SHA-256 of the decoder's source and of the varint module pasted into it (the same as
+    ``kwire.records.columns.source_digest``, which the runtime checks ``BUILT_FROM`` against)."""
+    return hashlib.sha256(source + b"\0" + VARINT_SOURCE.read_bytes()).hexdigest()
+
+
 def compiled_source(source: bytes) -> str:
-    """The text mypyc compiles: the source with ``COMPILED = True`` and its digest appended."""
+    """The text mypyc compiles: the source with ``COMPILED = True``, kwire.wire.varint pasted in
+    place of its import (see ``native_inline``) and the digest of both appended."""
     text = source.decode("utf-8")
     if text.count("\nCOMPILED = False\n") != 1:
         raise CompileFailed(f"{SOURCE} has no single 'COMPILED = False' line to switch", "")
-    digest = hashlib.sha256(source).hexdigest()
-    return text.replace("\nCOMPILED = False\n", "\nCOMPILED = True\n") + f'\nBUILT_FROM = "{digest}"\n'
+    try:
+        text = paste_varint(text)
+    except PasteFailed as exc:
+        raise CompileFailed(f"{SOURCE}: {exc}", "") from None
+    return text.replace("\nCOMPILED = False\n", "\nCOMPILED = True\n") + f'\nBUILT_FROM = "{source_digest(source)}"\n'
 
 
 def build_key(source: bytes) -> str:
     import mypy.version
 
-    digest = hashlib.sha256(source)
+    digest = hashlib.sha256(source + b"\0" + VARINT_SOURCE.read_bytes())
     digest.update(f"{mypy.version.__version__} {sys.version} {extension_suffix()}".encode())
     return digest.hexdigest()[:20]
 

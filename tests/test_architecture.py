@@ -149,3 +149,43 @@ def test_the_analysis_sees_a_crossing_import(tmp_path):
     module.write_text("def f():\n    from kwire.generator.loader import load_text\n    from ..records import x\n")
     assert {"kwire.generator.loader", "kwire.generator.loader.load_text", "kwire.records", "kwire.records.x"} \
         == imported_names("kwire.logs.m", module)
+
+
+# --- one owner for varints (issue 23, section 3) ------------------------------------------------
+
+VARINT_MODULE = "kwire.wire.varint"
+
+
+def varint_loops(tree: ast.AST) -> list[int]:
+    """Lines of loops that read or write varints: a loop that masks a group of 7 bits (``& 0x7F``)
+    and steps by 7 bits (``shift += 7``, ``value >>= 7``). The inline one- and two-byte cases of
+    the hot decoders are no loops and are not counted."""
+    found = []
+    for loop in ast.walk(tree):
+        if not isinstance(loop, (ast.While, ast.For)):
+            continue
+        inside = list(ast.walk(loop))
+        masks = any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd)
+                    and any(isinstance(side, ast.Constant) and side.value == 0x7F for side in (node.left, node.right))
+                    for node in inside)
+        steps = any(isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.RShift))
+                    and isinstance(node.value, ast.Constant) and node.value.value == 7 for node in inside)
+        if masks and steps:
+            found.append(loop.lineno)
+    return found
+
+
+def test_only_the_varint_module_has_varint_loops():
+    offenders = sorted((module, line) for module, path in modules() if module != VARINT_MODULE
+                       for line in varint_loops(ast.parse(path.read_text(), str(path))))
+    assert not offenders, f"varints are read and written in {VARINT_MODULE} only: {offenders}"
+    assert varint_loops(ast.parse((REPO / "kwire/wire/varint.py").read_text())), "the check finds nothing"
+
+
+def test_the_varint_check_sees_a_hand_written_loop():
+    reader = "def f(buf, pos):\n    while True:\n        b = buf[pos]\n        value |= (b & 0x7F) << shift\n"
+    writer = "def g(n):\n    while n >= 0x80:\n        out.append(n & 0x7f | 0x80)\n        n >>= 7\n"
+    reader = reader + "        shift += 7\n"
+    assert varint_loops(ast.parse(reader)) == [2] and varint_loops(ast.parse(writer)) == [2]
+    inline = "for _ in range(n):\n    b, c = buf[pos], buf[pos + 1]\n    v = (b & 0x7F) | (c << 7)\n    pos += 2\n"
+    assert varint_loops(ast.parse(inline)) == []

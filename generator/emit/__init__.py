@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from kwire.wire import struct_base
 from kwire.wire.files import ExistingFileError, atomic_write
 
+from ..native_inline import paste_varint
 from ..model import Message, snake_case
 from .apis import api_entries
 from .flavours import COMPILED, PURE
@@ -62,7 +63,8 @@ def render_all(messages: Iterable[Message], *, native: bool = False) -> dict[str
     files["__init__.py"] = render_package_init(messages)
     files["py.typed"] = ""  # PEP 561: the generated classes' annotations are for the user's type checker
     if native:
-        files[NATIVE_BASE] = Path(struct_base.__file__).read_text()
+        # kwire.wire.varint pasted in: _base is compiled alone and would call it as plain Python
+        files[NATIVE_BASE] = paste_varint(Path(struct_base.__file__).read_text())
     return files
 
 

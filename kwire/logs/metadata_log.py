@@ -141,7 +141,7 @@ def encode_metadata_value(message: Any, version: int) -> bytes:
 
 
 def _read_short_varint(value: bytes, pos: int, what: str) -> tuple[int, int]:
-    number, pos = read_uvarint(value, pos)
+    number, pos = read_uvarint(value, pos, len(value))
     if number > INT16_MAX:  # Kafka reads these into a short
         raise DecodeError(f"metadata record {what} {number} is larger than an int16", offset=pos)
     return number, pos

@@ -26,7 +26,7 @@ from kwire.records.batch import (
 from kwire.records.compression import Codec, compress
 from kwire.records.record import NO_TIMESTAMP, Record
 from kwire.records.record_codec import encode_record
-from kwire.records.varint import INT32_MAX, INT64_MAX, INT64_MIN
+from kwire.wire.primitives import INT32_MAX, INT64_MAX, INT64_MIN
 
 _PREFIX = struct.Struct(">qiibI")  # baseOffset .. crc
 _CRC_COVERED = struct.Struct(">hiqqqhii")  # attributes .. recordCount

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Final
 
 from kwire.wire.errors import CorruptRecordError, DecodeError
+from kwire.wire.varint import read_zigzag  # pasted in when compiled (kwire.generator.native_inline)
 
 #: True only in the copy that mypyc compiles, where the build also tells mypy to take it as true
 #: (``--always-true=COMPILED``): mypyc then sees librt's writers and machine integers, plain
@@ -185,7 +186,7 @@ class ColumnBuilder:
                         length = (b >> 1) ^ -(b & 1)
                         pos += 2
                     else:
-                        length, pos = _varint(data, pos, limit, False, report_base)
+                        length, pos = read_zigzag(data, pos, limit, False, report_base)
                 end = pos + length
                 if length < 6 or end > limit:  # 6: the one-byte minimum of every field after it
                     raise DecodeError(f"record length {length} does not fit the {limit - pos} bytes left",
@@ -202,7 +203,7 @@ class ColumnBuilder:
                         timestamp_delta = (b >> 1) ^ -(b & 1)
                         pos += 2
                     else:
-                        timestamp_delta, pos = _varint(data, pos, end, True, report_base)
+                        timestamp_delta, pos = read_zigzag(data, pos, end, True, report_base)
                 b = data[pos]
                 if b < 0x80:
                     offset_delta = (b >> 1) ^ -(b & 1)
@@ -214,7 +215,7 @@ class ColumnBuilder:
                         offset_delta = (b >> 1) ^ -(b & 1)
                         pos += 2
                     else:
-                        offset_delta, pos = _varint(data, pos, end, False, report_base)
+                        offset_delta, pos = read_zigzag(data, pos, end, False, report_base)
                 # -- key
                 b = data[pos]
                 if b < 0x80:
@@ -227,7 +228,7 @@ class ColumnBuilder:
                         size = (b >> 1) ^ -(b & 1)
                         pos += 2
                     else:
-                        size, pos = _varint(data, pos, end, False, report_base)
+                        size, pos = read_zigzag(data, pos, end, False, report_base)
                 if size >= 0:
                     stop = pos + size
                     if stop > end:
@@ -251,7 +252,7 @@ class ColumnBuilder:
                         size = (b >> 1) ^ -(b & 1)
                         pos += 2
                     else:
-                        size, pos = _varint(data, pos, end, False, report_base)
+                        size, pos = read_zigzag(data, pos, end, False, report_base)
                 if size >= 0:
                     stop = pos + size
                     if stop > end:
@@ -268,7 +269,7 @@ class ColumnBuilder:
                     pos += 1
                 else:
                     count_pos = pos
-                    header_count, pos = _varint(data, pos, end, False, report_base)
+                    header_count, pos = read_zigzag(data, pos, end, False, report_base)
                     pos = self._add_headers(data, pos, end, header_count, report_base, count_pos)
                 write_i32_le(header_ends, self.header_count)
                 if pos != end:
@@ -304,7 +305,7 @@ class ColumnBuilder:
         value_ends, value_data = self.header_value_ends, self.header_value_data
         header = self.header_count
         for _ in range(count):
-            size, pos = _varint(data, pos, end, False, report_base)
+            size, pos = read_zigzag(data, pos, end, False, report_base)
             if size < 0:
                 raise _negative("header key", size, report_base + pos)
             stop = pos + size
@@ -317,7 +318,7 @@ class ColumnBuilder:
             key_data.write(data[pos:stop])
             write_i32_le(key_ends, len(key_data))
             pos = stop
-            size, pos = _varint(data, pos, end, False, report_base)
+            size, pos = read_zigzag(data, pos, end, False, report_base)
             if size >= 0:
                 stop = pos + size
                 if stop > end:
@@ -387,32 +388,6 @@ def _append_binary(data: BytesWriter, ends: BytesWriter, nulls: BytesWriter, val
     else:
         data.write(value)
     write_i32_le(ends, len(data))
-
-
-def _varint(data: bytes, pos: i64, end: i64, long: bool, report_base: i64) -> tuple[i64, i64]:
-    """The zigzag varint at ``data[pos]`` (a varlong with ``long``) that ends before ``end``:
-    (value, position after it). Longer than 5 (10) bytes or outside int32 (int64): DecodeError."""
-    start = pos
-    last_shift: i64 = 63 if long else 28
-    top: i64 = 0x01 if long else 0x0F  # what the last byte may hold without leaving the range
-    raw: i64 = 0
-    shift: i64 = 0
-    while True:
-        if pos >= end:
-            raise DecodeError("varint runs past the end of its record", offset=report_base + start)
-        b: i64 = data[pos]
-        pos += 1
-        if shift == last_shift:
-            if b >= 0x80:
-                raise DecodeError(f"varint is longer than {last_shift // 7 + 1} bytes", offset=report_base + start)
-            if b > top:
-                raise DecodeError(f"varint is out of {'int64' if long else 'int32'} range", offset=report_base + start)
-            # raw >> 1 with the last byte's bits on top, so that no bit lands in the sign bit
-            return ((raw >> 1) | (b << (shift - 1))) ^ -(raw & 1), pos
-        raw |= (b & 0x7F) << shift
-        if b < 0x80:
-            return (raw >> 1) ^ -(raw & 1), pos
-        shift += 7
 
 
 def _utf8_error(data: bytes, pos: i64, stop: i64) -> i64:

@@ -30,15 +30,19 @@ from pathlib import Path
 from types import ModuleType
 
 from kwire.records import column_decoder
+from kwire.wire import varint
 
 SOURCE = Path(column_decoder.__file__)
+VARINT_SOURCE = Path(varint.__file__)
 COMPILED_MODULE = "kwire.records._column_decoder_mypyc"
 CHOICE_VARIABLE = "KWIRE_RECORD_DECODER"
 
 
 def source_digest(source: bytes | None = None) -> str:
-    """What a compiled build records as ``BUILT_FROM``: the SHA-256 of the decoder's source."""
-    return hashlib.sha256(SOURCE.read_bytes() if source is None else source).hexdigest()
+    """What a compiled build records as ``BUILT_FROM``: the SHA-256 of the decoder's source and of
+    :mod:`kwire.wire.varint`, which the build pastes into it."""
+    decoder = SOURCE.read_bytes() if source is None else source
+    return hashlib.sha256(decoder + b"\0" + VARINT_SOURCE.read_bytes()).hexdigest()
 
 
 def load_compiled() -> tuple[ModuleType | None, str | None]:
@@ -59,7 +63,7 @@ def load_compiled() -> tuple[ModuleType | None, str | None]:
         return None, f"the build does not import: {exc}"
     built_from = getattr(module, "BUILT_FROM", None)
     if built_from != source_digest():
-        return None, f"the build is stale: {SOURCE.name} changed since (run: kwire build-native)"
+        return None, f"the build is stale: {SOURCE.name} or {VARINT_SOURCE.name} changed since (run: kwire build-native)"
     return module, None
 
 

@@ -14,16 +14,10 @@ from __future__ import annotations
 
 from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError
 from kwire.records.record import Record
-from kwire.records.varint import (
-    INT32_MAX,
-    INT32_MIN,
-    INT64_MAX,
-    INT64_MIN,
-    read_zigzag,
-    zigzag_varint_bytes,
-)
+from kwire.wire.primitives import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from kwire.wire.varint import read_zigzag, zigzag
 
-_NULL_LENGTH = zigzag_varint_bytes(-1)
+_NULL_LENGTH = zigzag(-1)
 
 
 def read_records(
@@ -60,7 +54,7 @@ def read_records(
                     length = (b >> 1) ^ -(b & 1)
                     pos += 2
                 else:
-                    length, pos = slow(data, pos, 5)
+                    length, pos = slow(data, pos, limit, False, report_base)
             end = pos + length
             if length < 6 or end > limit:  # 6: the one-byte minimum of every field after it
                 raise DecodeError(
@@ -81,7 +75,7 @@ def read_records(
                     timestamp_delta = (b >> 1) ^ -(b & 1)
                     pos += 2
                 else:
-                    timestamp_delta, pos = slow(data, pos, 10)
+                    timestamp_delta, pos = slow(data, pos, end, True, report_base)
             # -- offset delta (varint)
             b = data[pos]
             if b < 0x80:
@@ -94,7 +88,7 @@ def read_records(
                     offset_delta = (b >> 1) ^ -(b & 1)
                     pos += 2
                 else:
-                    offset_delta, pos = slow(data, pos, 5)
+                    offset_delta, pos = slow(data, pos, end, False, report_base)
             # -- key
             b = data[pos]
             if b < 0x80:
@@ -107,7 +101,7 @@ def read_records(
                     size = (b >> 1) ^ -(b & 1)
                     pos += 2
                 else:
-                    size, pos = slow(data, pos, 5)
+                    size, pos = slow(data, pos, end, False, report_base)
             if size >= 0:
                 stop = pos + size
                 if stop > end:
@@ -130,7 +124,7 @@ def read_records(
                     size = (b >> 1) ^ -(b & 1)
                     pos += 2
                 else:
-                    size, pos = slow(data, pos, 5)
+                    size, pos = slow(data, pos, end, False, report_base)
             if size >= 0:
                 stop = pos + size
                 if stop > end:
@@ -148,7 +142,7 @@ def read_records(
                 headers = []
             else:
                 count_pos = pos
-                header_count, pos = slow(data, pos, 5)
+                header_count, pos = slow(data, pos, end, False, report_base)
                 headers = _read_headers(data, pos, end, header_count, report_base, count_pos)
                 pos = end
             if pos != end:
@@ -184,7 +178,7 @@ def _read_headers(data: bytes, pos: int, end: int, count: int, report_base: int,
         raise DecodeError(f"header count {count} does not fit the record", offset=report_base + count_pos)
     headers: list[tuple[str, bytes | None]] = []
     for _ in range(count):
-        size, pos = read_zigzag(data, pos, 5)
+        size, pos = read_zigzag(data, pos, end, False, report_base)
         if size < 0:
             raise _negative("header key", size, report_base + pos)
         stop = pos + size
@@ -195,7 +189,7 @@ def _read_headers(data: bytes, pos: int, end: int, count: int, report_base: int,
         except UnicodeDecodeError as exc:
             raise DecodeError(f"header key is not UTF-8: {exc}", offset=report_base + pos) from None
         pos = stop
-        size, pos = read_zigzag(data, pos, 5)
+        size, pos = read_zigzag(data, pos, end, False, report_base)
         if size >= 0:
             stop = pos + size
             if stop > end:
@@ -231,7 +225,7 @@ def encode_record(
     attributes: int = 0,
 ) -> bytes:
     """One record in wire form, length prefix included. Raises EncodeError on bad values."""
-    zz = zigzag_varint_bytes
+    zz = zigzag
     if not INT32_MIN <= offset_delta <= INT32_MAX:
         raise EncodeError(f"offset delta {offset_delta} is out of int32 range", path="offset_delta")
     if not INT64_MIN <= timestamp_delta <= INT64_MAX:
@@ -269,5 +263,5 @@ def _append_bytes(parts: list, data, what: str) -> None:
     data = bytes(data)
     if len(data) > INT32_MAX:
         raise EncodeError(f"{what} is longer than an int32 length allows", path=what)
-    parts.append(zigzag_varint_bytes(len(data)))
+    parts.append(zigzag(len(data)))
     parts.append(data)

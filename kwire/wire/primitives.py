@@ -16,7 +16,9 @@ from .errors import DecodeError, EncodeError, join_path
 # The readers that generated code calls in hot loops live in struct_base, which compiled builds
 # compile together with the generated modules; they are the same functions here.
 from .struct_base import (check_room as _check_room, read_count, read_length, read_tag_count,  # noqa: F401
-                          read_tag_header, read_uuid, read_uvarint)
+                          read_tag_header, read_uuid)
+# Unsigned varints (at most 5 bytes and 32 bits, as Kafka's ByteUtils.readUnsignedVarint): kwire.wire.varint.
+from .varint import read_uvarint, uvarint, uvarint_size  # noqa: F401  (re-exported)
 
 MAX_STRING_BYTES = 0x7FFF  # Kafka refuses longer strings in both encodings
 
@@ -37,39 +39,6 @@ pack_int16 = _S_INT16.pack
 pack_int32 = _S_INT32.pack
 unpack_int16 = _S_INT16.unpack_from
 unpack_int32 = _S_INT32.unpack_from
-
-# ---------------------------------------------------------------------------------------------
-# unsigned varints (at most 5 bytes: the int32 range, as Kafka's ByteUtils.readUnsignedVarint)
-
-
-def uvarint(value: int) -> bytes:
-    """Encode an unsigned varint (0 <= value < 2**32)."""
-    if 0 <= value < 0x80:
-        return _SMALL_VARINTS[value]
-    if value < 0 or value > 0xFFFFFFFF:
-        raise EncodeError(f"{value} does not fit an unsigned varint")
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-_SMALL_VARINTS = tuple(bytes((i,)) for i in range(0x80))
-
-
-def uvarint_size(value: int) -> int:
-    if value < 0x80:
-        return 1
-    if value < 0x4000:
-        return 2
-    if value < 0x200000:
-        return 3
-    if value < 0x10000000:
-        return 4
-    return 5
-
 
 # ---------------------------------------------------------------------------------------------
 # lengths and counts
@@ -105,7 +74,7 @@ def read_string(buf: bytes, pos: int) -> tuple[str | None, int]:
 
 def read_compact_string(buf: bytes, pos: int) -> tuple[str | None, int]:
     """Compact string: unsigned varint length+1 (0 null) then UTF-8."""
-    n, pos = read_uvarint(buf, pos)
+    n, pos = read_uvarint(buf, pos, len(buf))
     if n == 0:
         return None, pos
     n -= 1
@@ -194,7 +163,7 @@ def read_bytes(buf: bytes, pos: int) -> tuple[bytes | None, int]:
 
 
 def read_compact_bytes(buf: bytes, pos: int) -> tuple[bytes | None, int]:
-    n, pos = read_uvarint(buf, pos)
+    n, pos = read_uvarint(buf, pos, len(buf))
     if n == 0:
         return None, pos
     end = _check_room(buf, pos, n - 1, "bytes")

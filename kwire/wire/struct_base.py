@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Final, TypeVar
 from uuid import UUID, SafeUUID
 
 from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.varint import read_uvarint  # pasted in when compiled (kwire.generator.native_inline)
 
 if TYPE_CHECKING:  # machine integers for mypyc (annotations only: see the fixed-width readers below)
     from mypy_extensions import i64
@@ -198,30 +199,6 @@ def read_int64(buf: bytes, pos: int) -> int:
 # (kwire.wire.primitives re-exports them; generated code calls them through kwire.wire.primitives when pure, directly
 # when compiled, so that no Python frame is entered.)
 
-def read_uvarint(buf: bytes, pos: int) -> tuple[int, int]:
-    """Read an unsigned varint; at most 5 bytes and at most 2**32 - 1."""
-    try:
-        b = buf[pos]
-        if b < 0x80:
-            return b, pos + 1
-        value = b & 0x7F
-        shift = 7
-        while True:
-            pos += 1
-            b = buf[pos]
-            value |= (b & 0x7F) << shift
-            if b < 0x80:
-                break
-            shift += 7
-            if shift > 28:
-                raise DecodeError("unsigned varint is longer than 5 bytes", offset=pos)
-    except IndexError:
-        raise DecodeError("truncated unsigned varint", offset=pos) from None
-    if value > 0xFFFFFFFF:
-        raise DecodeError("unsigned varint exceeds 32 bits", offset=pos)
-    return value, pos + 1
-
-
 def check_room(buf: bytes, pos: int, length: int, what: str) -> int:
     end = pos + length
     if end > len(buf):
@@ -236,7 +213,7 @@ def _read_size_prefix(buf: bytes, pos: int, compact: bool, what: str) -> tuple[i
     Kafka reads any negative int32 as null, so every negative comes back as -1.
     """
     if compact:
-        n, new_pos = read_uvarint(buf, pos)
+        n, new_pos = read_uvarint(buf, pos, len(buf))
         return n - 1, new_pos
     if pos + 4 > len(buf):
         raise DecodeError(f"truncated {what}", offset=pos)
@@ -280,8 +257,8 @@ def read_uuid(buf: bytes, pos: int) -> tuple[UUID, int]:
 
 def read_tag_header(buf: bytes, pos: int) -> tuple[int, int, int]:
     """Read (tag, payload end, payload start) and check the payload fits."""
-    tag, pos = read_uvarint(buf, pos)
-    size, pos = read_uvarint(buf, pos)
+    tag, pos = read_uvarint(buf, pos, len(buf))
+    size, pos = read_uvarint(buf, pos, len(buf))
     end = pos + size
     if end > len(buf):  # (the message is built only on failure)
         raise DecodeError(f"tagged field {tag} of length {size} runs past the end of the buffer "
@@ -291,7 +268,7 @@ def read_tag_header(buf: bytes, pos: int) -> tuple[int, int, int]:
 
 def read_tag_count(buf: bytes, pos: int) -> tuple[int, int]:
     """Number of tagged fields; each takes at least two bytes, so refuse impossible counts."""
-    n, new_pos = read_uvarint(buf, pos)
+    n, new_pos = read_uvarint(buf, pos, len(buf))
     if 2 * n > len(buf) - new_pos:
         raise DecodeError(f"{n} tagged fields cannot fit in the {len(buf) - new_pos} bytes left", offset=pos)
     return n, new_pos

@@ -27,7 +27,7 @@ from kafka.record.memory_records import MemoryRecords as KpMemoryRecords
 from kwire.records import BatchReader, Codec, FileBatchReader, RecordBatch, decode_batch
 from kwire.records import column_decoder, columns
 from kwire.records.record_codec import encode_record, read_records
-from kwire.records.varint import zigzag_varint_bytes as zz
+from kwire.wire.varint import zigzag as zz
 from kwire.arrow.record_arrays import record_arrays
 from kwire.wire.errors import CorruptRecordError, DecodeError
 from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390
@@ -360,11 +360,21 @@ def test_a_stale_or_missing_build_is_not_used(compiled_record_decoder, monkeypat
     assert columns.load_compiled() == (None, "not built (run: kwire build-native)")
 
 
-def test_the_build_switches_only_the_compiled_flag():
+def test_the_build_switches_only_the_compiled_flag_and_pastes_the_varint_module():
+    from kwire.generator.native_inline import paste_varint, varint_definitions
     from kwire.generator.native_records import compiled_source
 
     source = columns.SOURCE.read_bytes()
     text = compiled_source(source)
     assert text.count("\nCOMPILED = True\n") == 1 and "\nCOMPILED = False\n" not in text
-    assert text.replace("\nCOMPILED = True\n", "\nCOMPILED = False\n").startswith(source.decode())
+    assert "from kwire.wire.varint import" not in text and varint_definitions() in text
+    assert text.replace("\nCOMPILED = True\n", "\nCOMPILED = False\n").startswith(paste_varint(source.decode()))
     assert text.rstrip().endswith(f'BUILT_FROM = "{columns.source_digest()}"')
+
+
+def test_a_change_to_the_varint_module_makes_the_build_stale(compiled_record_decoder, monkeypatch, tmp_path):
+    changed = tmp_path / "varint.py"
+    changed.write_bytes(columns.VARINT_SOURCE.read_bytes() + b"\n# changed\n")
+    monkeypatch.setattr(columns, "VARINT_SOURCE", changed)
+    module, why_not = columns.load_compiled()
+    assert module is None and "stale" in why_not

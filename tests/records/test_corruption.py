@@ -113,7 +113,7 @@ MALFORMED = {
     "count above records": (raw_record(GOOD) * 2, 3, "truncated|claims"),
     "count below records": (raw_record(GOOD) * 3, 2, "left over"),
     "varlong timestamp out of range": (
-        raw_record(b"\x00" + b"\xff" * 9 + b"\x7f" + b"\x00\x02k\x02v\x00"), 1, "out of range|longer"
+        raw_record(b"\x00" + b"\xff" * 9 + b"\x7f" + b"\x00\x02k\x02v\x00"), 1, "varint is out of int64 range"
     ),
 }
 

@@ -173,9 +173,9 @@ def kraft_record_bodies() -> dict[tuple[int, int], tuple[bytes, ...]]:
                     continue
                 for record in batch.records:
                     value = record.value or b""
-                    _, pos = read_uvarint(value, 0)
-                    api_key, pos = read_uvarint(value, pos)
-                    version, pos = read_uvarint(value, pos)
+                    _, pos = read_uvarint(value, 0, len(value))
+                    api_key, pos = read_uvarint(value, pos, len(value))
+                    version, pos = read_uvarint(value, pos, len(value))
                     bodies = found.setdefault((api_key, version), [])
                     if len(bodies) < 20:
                         bodies.append(value[pos:])
