@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from kwire.cli.main import main as kwire_main
 from kwire.metadata.matrix import downgrade_matrix, format_matrix
+from tests.optional import need_module
 from tests.paths import KRAFT_361, KRAFT_390
 
 SNAPSHOT_361 = KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint"
@@ -75,7 +74,7 @@ def test_text_form_groups_levels_by_outcome():
 
 
 def test_the_command_writes_json_and_a_picture(tmp_path, capsys):
-    pytest.importorskip("matplotlib")
+    need_module("matplotlib")  # the picture
     code = kwire_main(["metadata", "downgrade-matrix", str(KRAFT_361), str(KRAFT_390),
                        "--json", str(tmp_path / "m.json"), "--picture", str(tmp_path / "m.png")])
     assert code == 0
