@@ -49,7 +49,7 @@ def test_tagged_fields_at_their_default_are_left_out_and_read_back_as_default() 
     assert FetchRequest.from_dict(document, 17) == request
 
 
-@pytest.mark.parametrize(("cls", "version", "document", "reason", "path"), [
+BAD_JSON = [
     (SaslAuthenticateRequest, 2, [], "expected a JSON object for SaslAuthenticateRequest, got list", ""),
     (SaslAuthenticateRequest, 2, {**SASL, "bogus": 1}, "SaslAuthenticateRequest has no field 'bogus'", "bogus"),
     (SaslAuthenticateRequest, 2, {}, "SaslAuthenticateRequest v2 needs field 'authBytes'", "auth_bytes"),
@@ -92,7 +92,12 @@ def test_tagged_fields_at_their_default_are_left_out_and_read_back_as_default() 
      "remove"),
     (ClientQuotaRecord, 0, {**QUOTA, "value": True}, "invalid float64 value True: expected a number", "value"),
     (ClientQuotaRecord, 0, {**QUOTA, "value": [1]}, "invalid float64 value [1]: expected a number", "value"),
-])
+]
+
+
+# ids without spaces or quotes: mutmut selects tests by node id
+@pytest.mark.parametrize(("cls", "version", "document", "reason", "path"), BAD_JSON,
+                         ids=[f"{case[0].__name__}-{index}" for index, case in enumerate(BAD_JSON)])
 def test_bad_json_is_one_decode_error_with_its_path(cls: Any, version: int, document: Any, reason: str | None,
                                                     path: str) -> None:
     with pytest.raises(DecodeError) as raised:
