@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from typing import Any
 
 import pytest
@@ -20,7 +21,8 @@ CASES = json.loads((KAFKA_JSON / "messages.json").read_text(encoding="utf-8"))
 
 
 def case_id(case: dict[str, Any]) -> str:
-    return f"{case['message']}-v{case['version']}-{case['why'].split(';')[0].replace(' ', '_')}"
+    why = re.sub(r"[^A-Za-z0-9]+", "_", case["why"].split(";")[0]).strip("_")
+    return f"{case['message']}-v{case['version']}-{why}"
 
 
 def records_as_kafka_writes_them(mine: Any, sized: Any) -> Any:
