@@ -34,8 +34,8 @@ def test_unknown_tagged_fields_are_kept_sorted_in_base64() -> None:
     assert again.unknown_tagged_fields == ((3, b""), (5, b"\x01\xfb"))
     assert again.encode(2) == obj.encode(2)
     assert SaslAuthenticateRequest.from_dict(
-        {"authBytes": "", "_unknownTaggedFields": [{"tag": 9, "data": "AA=="}, {"tag": 1, "data": ""}]}, 2
-    ).unknown_tagged_fields == ((1, b""), (9, b"\x00"))
+        {"authBytes": "", "_unknownTaggedFields": [{"tag": 9, "data": "AA=="}, {"tag": 0, "data": ""}]}, 2
+    ).unknown_tagged_fields == ((0, b""), (9, b"\x00"))
 
 
 def test_no_unknown_tagged_fields_no_key() -> None:
@@ -69,6 +69,7 @@ BAD_JSON = [
     (SaslAuthenticateRequest, 2, {**SASL, "_unknownTaggedFields": [{"tag": "1", "data": ""}]}, "bad tag '1'",
      "_unknownTaggedFields"),
     (MetadataResponse, 12, {**METADATA, "brokers": {}}, "expected a JSON array, got dict", "brokers"),
+    (MetadataResponse, 12, {**METADATA, "brokers": None}, "null is not allowed for brokers at version 12", "brokers"),
     (MetadataResponse, 12, {**METADATA, "brokers": [BROKER, {**BROKER, "nodeId": "x"}]}, None,
      "brokers[1].node_id"),
     (MetadataResponse, 12, {**METADATA, "brokers": [{**BROKER, "port": True}]},
