@@ -10,7 +10,8 @@ the source's SHA-256, by which :mod:`kwire.records.columns` refuses a stale buil
 Builds are cached under ``build/record-decoder/<key>/`` (the key hashes the source, mypy's version
 and the Python that builds), so a second run only checks that the installed files are the cached
 ones: well under a second. A build takes about ten seconds. Without mypyc or a C compiler nothing
-is built and kwire uses the same decoder as plain Python; the command says so and exits 0.
+is built and kwire uses the same decoder as plain Python; the command says so and exits 0, or,
+with ``--require`` (what ``make native`` passes under CI=true), exits 1.
 """
 from __future__ import annotations
 
@@ -142,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         description="Compile kwire's record column decoder with mypyc and install it beside its source.")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="build cache (default: %(default)s)")
     parser.add_argument("--remove", action="store_true", help="remove the installed build (back to plain Python)")
+    parser.add_argument("--require", action="store_true",
+                        help="exit 1 when mypyc or a C compiler is missing (CI: a missing toolchain is a failure)")
     parser.add_argument("-q", "--quiet", action="store_true")
     args = parser.parse_args(argv)
     say = (lambda _message: None) if args.quiet else print
@@ -153,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         build(args.cache, log=say)
     except CompileUnavailable as exc:
+        if args.require:
+            print(f"error: record decoder not compiled, and --require was given: {exc}", file=sys.stderr)
+            return 1
         print(f"record decoder not compiled: {exc}", file=sys.stderr)
         return 0
     except CompileFailed as exc:

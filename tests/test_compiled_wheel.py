@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from kwire.generator.native_build import CompileUnavailable, check_toolchain
 from tests.installed import build, copy_sources, fresh_venv, run
 from tests.network.test_captures import all_seen, deviation
+from tests.optional import need_toolchain
 from tests.paths import REPO
 
 WHEEL_SUBSET = ("ApiVersionsRequest", "ApiVersionsResponse", "MetadataRequest", "MetadataResponse", "ProduceRequest")
@@ -33,10 +33,7 @@ SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 
 @pytest.fixture
 def compiled_wheel(tmp_path_factory) -> Path:
-    try:
-        check_toolchain()
-    except CompileUnavailable as exc:
-        pytest.skip(f"no compiled build: {exc}")
+    need_toolchain()
     root = tmp_path_factory.mktemp("compiled-wheel")  # the sources and the wheel
     build(copy_sources(root / "src"), root / "dist", "--wheel",
           env={"KWIRE_COMPILE": ",".join(WHEEL_SUBSET),

@@ -7,6 +7,9 @@ say. ``text`` blocks are output samples and synopses, not examples. Examples tha
 find it in ``$KAFKA_BOOTSTRAP``: here librdkafka's mock cluster, on loopback. Examples that read
 ``s3://`` get the AWS variables of the suite's S3 server (moto, on loopback, holding
 ``s3://kafka-tier/kraft``).
+
+A comment ``# => TEXT`` shows output: each such TEXT must be a line the example printed, in the
+order the comments come.
 """
 from __future__ import annotations
 
@@ -21,6 +24,15 @@ import pytest
 from tests.paths import REPO
 
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
+SHOWN_OUTPUT = re.compile(r"#\s*=>\s?(.*?)\s*$", re.M)
+
+
+def assert_shows_its_output(line: int, code: str, printed: str) -> None:
+    """Each ``# => TEXT`` of the example is a line of what it printed, in order."""
+    lines = iter(printed.splitlines())
+    for expected in SHOWN_OUTPUT.findall(code):
+        assert any(got.rstrip() == expected for got in lines), (
+            f"README.md:{line}: the example says it prints {expected!r}; it printed:\n{printed}")
 
 
 def blocks(language: str) -> list[tuple[int, str]]:
@@ -52,7 +64,7 @@ def broker():
 
 
 @pytest.mark.parametrize(("line", "code"), blocks("python"), ids=lambda v: f"line{v}" if isinstance(v, int) else "")
-def test_python_example(line, code, clone, monkeypatch, request):
+def test_python_example(line, code, clone, monkeypatch, request, capsys):
     if "kwire.spark" in code:
         request.getfixturevalue("spark")  # the suite's one session: build_session() returns it
     if "KAFKA_BOOTSTRAP" in code:
@@ -62,6 +74,7 @@ def test_python_example(line, code, clone, monkeypatch, request):
             monkeypatch.setenv(key, value)
     monkeypatch.chdir(clone)
     exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "readme"})
+    assert_shows_its_output(line, code, capsys.readouterr().out)
 
 
 @pytest.mark.parametrize(("line", "code"), blocks("sh"), ids=lambda v: f"line{v}" if isinstance(v, int) else "")
@@ -73,3 +86,15 @@ def test_shell_example(line, code, clone, request):
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=clone, env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, f"README.md:{line}\n{code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+    assert_shows_its_output(line, code, done.stdout)
+
+
+def test_the_output_comments_are_checked():
+    shown = [(line, text) for language in ("python", "sh") for line, code in blocks(language)
+             for text in SHOWN_OUTPUT.findall(code)]
+    assert len(shown) >= 2, shown
+    assert_shows_its_output(1, "print(1)  # => 1\nprint(2)  # => 2", "1\n2\n")
+    with pytest.raises(AssertionError, match="says it prints '2'"):
+        assert_shows_its_output(1, "print(1)  # => 2", "1\n")
+    with pytest.raises(AssertionError, match="says it prints '1'"):  # in order
+        assert_shows_its_output(1, "a  # => 2\nb  # => 1", "1\n2\n")

@@ -5,7 +5,8 @@ version has, tagged fields left out at their default, bytes in base64, uuids in 
 without padding, int64 as exact integers. We follow it, with two extensions that make the form
 lossless where Kafka's is not:
 
-* ``records`` fields are base64 bytes (Kafka writes only their size);
+* ``records`` fields are base64 bytes (Kafka's converter writes ``""`` or only their size, and
+  reads base64 bytes);
 * unknown tagged fields are kept under the reserved key ``"_unknownTaggedFields"`` as a list of
   ``{"tag": n, "data": base64}`` in tag order (the key is absent when there are none).
 """
@@ -72,7 +73,8 @@ def _value_to_json(info: FieldInfo, type_name: str, value: Any, version: int) ->
     if type_name == "uuid":
         return uuid_to_text(value)
     if type_name == "float64" and (math.isnan(value) or math.isinf(value)):
-        return str(value)  # JSON has no NaN/Infinity; Jackson writes them as text too
+        # JSON has no NaN/Infinity; Jackson writes them as the strings Java's Double.toString gives
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if info.struct is not None and type_name == info.struct.NAME:
         return struct_to_dict(value, version)
     return value
@@ -119,7 +121,9 @@ def _unknown_from_json(items: Any, path: str) -> tuple[tuple[int, bytes], ...]:
 
 def _value_from_json(info: FieldInfo, type_name: str, value: Any, version: int, path: str) -> Any:
     if value is None:
-        if type_name.startswith("[]") or info.nullable_in(version) or type_name == "records":
+        # As Kafka's converters: null only where the version makes the field nullable (records:
+        # Kafka's default for them is null)
+        if info.nullable_in(version) or type_name == "records":
             return None
         raise DecodeError(f"null is not allowed for {info.json_name} at version {version}", path=path)
     if type_name.startswith("[]"):

@@ -20,17 +20,14 @@ from pathlib import Path
 import pytest
 
 from kwire.cli.main import main
-from kwire.generator.native_build import CompileUnavailable, check_toolchain
+from tests.optional import need_toolchain
 from tests.paths import REPO
 
 SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 
 
 def needs_toolchain() -> None:
-    try:
-        check_toolchain()
-    except CompileUnavailable as exc:
-        pytest.skip(f"no compiled build: {exc}")
+    need_toolchain()
 
 
 def source_install(root: Path) -> Path:

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from kwire.cli.main import main
+from tests.optional import need_module
 from tests.paths import REPO
 
 FIVE = ["ApiVersionsResponse", "UpdateFeaturesRequest", "DescribeQuorumResponse", "QuorumStateData",
@@ -16,6 +17,7 @@ FIVE = ["ApiVersionsResponse", "UpdateFeaturesRequest", "DescribeQuorumResponse"
 
 
 def test_fuzz_passes_and_writes_the_reports(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    need_module("matplotlib")  # the report's pictures
     code = main(["fuzz", "--messages", *FIVE, "--cases", "40", "--seed", "3", "--report", str(tmp_path)])
     out, err = capsys.readouterr()
     assert code == 0, err

@@ -33,3 +33,13 @@ def test_make_run_ends_with_a_summary_of_its_outputs(tmp_path):
 
 def test_make_test_installs_the_test_extra(tmp_path):
     assert f"{tmp_path / 'venv'}/bin/pip install --quiet -e '.[test]'" in dry_run("test", tmp_path)
+
+
+def test_make_mutation_is_its_own_target_with_the_recorded_scope(tmp_path):
+    lines = dry_run("mutation", tmp_path)
+    assert f"{tmp_path / 'venv'}/bin/pip install --quiet -e '.[mutation]'" in lines
+    (run,) = [line for line in lines if " -m mutmut run " in line]
+    sample = (REPO / "tests" / "mutation" / "sample.txt").read_text().split()
+    assert len(sample) == 200 and run.split()[-200:] == sample
+    assert "'kwire.wire.jsonform.*'" in run and run.startswith("KWIRE_RECORD_DECODER=python ")
+    assert not any("mutmut" in line for line in dry_run("test", tmp_path))

@@ -15,6 +15,7 @@ import pytest
 
 import kwire.wire.files
 from kwire.cli.main import main as kwire_main
+from tests.optional import need_module
 from tests.paths import KRAFT_361, KRAFT_390
 
 METADATA = "__cluster_metadata-0"
@@ -177,7 +178,7 @@ def test_decode_refuses_an_existing_output_by_default(node_390, tmp_path, capsys
 
 
 def test_schemas_refuses_existing_files(tmp_path, capsys):
-    pytest.importorskip("pyspark")
+    need_module("pyspark")
     assert kwire_main(["schemas", "--out", str(tmp_path), "--messages", "ApiVersionsRequest", "-q"]) == 0
     written = files_of(tmp_path / "ApiVersionsRequest")
     (tmp_path / "ApiVersionsRequest" / "v0.arrow").write_bytes(b"mine")

@@ -21,6 +21,7 @@ from kwire.features.update_features import (
 )
 from kwire.metadata.cluster_features import cluster_features
 from kwire.metadata.loader import load_image
+from kwire.wire.errors import UnsupportedVersionError
 from tests.paths import KRAFT_361, KRAFT_390
 
 PREFIX = "The update failed for all features since the following feature had an error: "
@@ -196,7 +197,7 @@ def test_v0_allow_downgrade_is_not_read_by_the_controller():
     assert [r.feature for r in judge(cluster(21), {"metadata.version": 22}, version=0).response.results] == [
         "metadata.version"]
     # a v1 request cannot carry AllowDowngrade
-    with pytest.raises(Exception, match="allow_downgrade"):
+    with pytest.raises(UnsupportedVersionError, match="allow_downgrade"):
         judge(cluster(21), {"metadata.version": 20}, version=1, allow_downgrade=True)
 
 

@@ -24,6 +24,7 @@ from kwire.generator.native_build import extension_suffix
 from kwire.wire.errors import KwireError
 from tests.generated.compiled_build import SUBSET
 from tests.network.test_captures import all_seen, deviation
+from tests.optional import missing
 from tests.generated.test_kio_differential import KIO, PAIRS, check_agreement, entity_strategy
 
 
@@ -248,7 +249,7 @@ def test_a_nullable_struct_with_a_default_compiles() -> None:
     try:
         root = cached_build(load_definitions([MESSAGE_DEFS]), "kwnullable", CACHE / "nullable", only={name})
     except CompileUnavailable as exc:
-        pytest.skip(f"no compiled build: {exc}")
+        missing(f"no compiled build: {exc}")
     sys.path.insert(0, str(root))
     try:
         module = importlib.import_module("kwnullable.consumer_group_member_metadata_value")

@@ -20,6 +20,7 @@ from kio.schema.index import api_key_map, schema_name_map
 from kwire import generated
 from kwire.generator.jsonc import loads as load_jsonc
 from kwire.wire.errors import UnsupportedVersionError
+from tests.optional import need_module
 from tests.paths import KAFKA_421_DEFINITIONS, MESSAGE_DEFS
 
 MAX = 0x7FFF
@@ -185,7 +186,7 @@ def test_help_shows_each_fields_about_text() -> None:
 
 
 def test_pdoc_shows_each_fields_about_text() -> None:
-    pdoc_doc = pytest.importorskip("pdoc.doc")
+    pdoc_doc = need_module("pdoc.doc")
     from kwire.generated import metadata_request
 
     module = pdoc_doc.Module(metadata_request)

@@ -617,11 +617,12 @@ def test_real_definitions_compared_with_themselves_are_clean(capsys):
     assert main(["check-compat", str(KAFKA_PYTHON_DEFS), str(KAFKA_PYTHON_DEFS)]) == 0
 
 
-def test_kafka_python_definitions_against_ours_do_not_crash(capsys):
+def test_kafka_python_definitions_against_ours_are_compatible(capsys):
+    # kafka-python 3.0.12 ships Kafka's definitions of an older release; every change Kafka made
+    # since is compatible by Kafka's own rules, so the checker must find nothing and exit 0.
     code = main(["check-compat", "--json", str(KAFKA_PYTHON_DEFS), str(REPO / "message_defs")])
-    findings = json.loads(capsys.readouterr().out)
-    assert code == (1 if any(f["kind"] == "finding" for f in findings) else 0)
-    assert {f["rule"] for f in findings} <= set(RULES)
+    assert json.loads(capsys.readouterr().out) == []
+    assert code == 0
 
 
 # --- levels and formats on the command line -----------------------------------------------------------

@@ -17,11 +17,12 @@ import pytest
 from kwire.cli.main import main
 from kwire.generator.emit import render_all, write_package
 from kwire.generator.loader import load_definitions
-from kwire.generator.native_build import CompileUnavailable, check_toolchain, compile_package, extension_suffix
+from kwire.generator.native_build import compile_package, extension_suffix
 from kwire.generator.native_compiler import ArtifactCache, CBuild, Toolchain, digest, local_headers
+from tests.optional import need_module, need_toolchain
 
 
-# --- no compiler needed ------------------------------------------------------------------------
+# --- no C compiler needed (CBuild reads mypyc's runtime headers, so those tests need mypyc) -------
 
 def test_local_headers_are_followed_inside_the_build_only(tmp_path) -> None:
     build, group, outside = tmp_path / "c", tmp_path / "c" / "pkg", tmp_path / "lib-rt"
@@ -39,6 +40,7 @@ def test_local_headers_are_followed_inside_the_build_only(tmp_path) -> None:
 
 
 def fake_build(tmp_path: Path) -> CBuild:
+    need_module("mypyc.build")
     toolchain = Toolchain(compile=["cc", "-fPIC"], link=["cc", "-shared"], archive=["ar", "rc"], ranlib=[],
                           includes=["/usr/include/python3"], identity="cc 1.0 / py 3.11 / mypyc x")
     return CBuild(toolchain, ArtifactCache(tmp_path / "cache"), tmp_path / "c", jobs=1, log=print, progress=print)
@@ -94,10 +96,7 @@ FAREWELL = {"type": "data", "name": "FarewellRecord", "validVersions": "0", "fle
 
 @pytest.fixture(scope="module")
 def toolchain():
-    try:
-        return check_toolchain()
-    except CompileUnavailable as exc:
-        pytest.skip(f"no compiled build: {exc}")
+    return need_toolchain()
 
 
 def write_defs(defs: Path, *definitions: dict) -> None:

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from kwire.cli.main import main as kwire_main
 from kwire.metadata.matrix import downgrade_matrix, format_matrix
 from tests.metadata.appended import at_42_with_elr
+from tests.optional import need_module
 from tests.paths import KRAFT_361, KRAFT_390
 
 SNAPSHOT_361 = KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint"
@@ -76,7 +75,7 @@ def test_text_form_groups_levels_by_outcome():
 
 
 def test_the_command_writes_json_and_a_picture(tmp_path, capsys):
-    pytest.importorskip("matplotlib")
+    need_module("matplotlib")  # the picture
     code = kwire_main(["metadata", "downgrade-matrix", str(KRAFT_361), str(KRAFT_390),
                        "--out", str(tmp_path / "m.json"), "--picture", str(tmp_path / "m.png")])
     assert code == 0
@@ -139,7 +138,7 @@ def test_a_downgrade_below_a_feature_s_dependency_is_lossy(tmp_path):
 def test_images_with_one_directory_name_are_told_apart(tmp_path, capsys, monkeypatch):
     import shutil
 
-    pytest.importorskip("matplotlib")
+    need_module("matplotlib")  # the picture
     import matplotlib.pyplot as plt
 
     first, second = tmp_path / "a" / "kafka-data", tmp_path / "b" / "kafka-data"

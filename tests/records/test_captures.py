@@ -33,7 +33,7 @@ def capture_entries():
             yield pytest.param(index.parent / entry["file"], entry, id=f"{index.parent.parent.name}/{entry['file']}")
 
 
-@pytest.mark.parametrize("path, entry", capture_entries())
+@pytest.mark.parametrize("path, entry", list(capture_entries()))  # a list: mutmut collects twice in one process
 def test_captured_batch_matches_index(path, entry):
     wire = path.read_bytes()
     assert len(wire) == entry["batch_bytes"]

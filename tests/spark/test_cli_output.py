@@ -32,13 +32,13 @@ def decode(*argv: str) -> subprocess.CompletedProcess:
 def test_a_failed_decode_prints_one_clear_line_and_the_rest_behind_verbose(tmp_path):
     corrupt_copy(tmp_path / "log")
     quiet = decode(str(tmp_path / "log"), "--out", str(tmp_path / "out"), "-q")
-    assert quiet.returncode == 1
+    assert quiet.returncode == 2  # damaged input is unusable input (exit 2), as in kwire metadata image
     assert quiet.stderr.splitlines() == [
         f"kwire decode: {tmp_path / 'log'}: DecodeError: record fields take 13 bytes, its length says 94 "
         f"in {tmp_path / 'log' / SEGMENT.name} (byte offset 297)",
         "kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them"]
 
     verbose = decode(str(tmp_path / "log"), "--out", str(tmp_path / "out2"), "-v")
-    assert verbose.returncode == 1
+    assert verbose.returncode == 2
     assert "WARNING: Using incubator modules" in verbose.stderr and "PythonException" in verbose.stderr
     assert len(verbose.stderr.splitlines()) > 20

@@ -143,7 +143,7 @@ def test_damaged_input_on_the_cluster_fails_with_file_and_offset_or_is_counted(c
 
     failed = cluster_driver.kwire("decode", str(damaged.parent), "--out", str(tmp_path / "a"), "--master", cluster.url,
                                   "-q")
-    assert failed.code == 1
+    assert failed.code == 2  # damaged input is unusable input
     assert re.search(rf"its size field is damaged in {re.escape(str(damaged))} \(byte offset 236\)", failed.stderr)
 
     counted = cluster_driver.kwire("decode", str(tmp_path / "damaged"), "--out", str(tmp_path / "b"),
