@@ -33,7 +33,12 @@ def junit_report(result: dict[str, Any], worse: Sequence[Worse] = ()) -> str:
     failures = 0
     for (message, name), (problems, summary) in cases.items():
         failures += _case(suite, message, name, problems, summary)
-    suite.set("tests", str(len(cases)))
+    return junit_document(suite, tests=len(cases), failures=failures)
+
+
+def junit_document(suite: ElementTree.Element, *, tests: int, failures: int) -> str:
+    """The XML document of one filled ``testsuite`` (also ``kwire check-compat --format junit``'s)."""
+    suite.set("tests", str(tests))
     suite.set("failures", str(failures))
     suite.set("errors", "0")
     root = ElementTree.Element("testsuites")

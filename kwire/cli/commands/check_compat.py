@@ -26,6 +26,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from kwire.cli.commands import missing_extra
+from kwire.fuzz.junit import junit_document
 from kwire.generator.compat import LEVELS, RULES, Finding, compare_messages, compare_sets, split_by_level
 from kwire.generator.errors import DefinitionError, Problem
 from kwire.generator.loader import cross_file_problems, load_definitions, load_text
@@ -124,13 +125,7 @@ def junit_report(checked: dict[str, str], findings_by_message: dict[str, Sequenc
             failure.text = "\n".join(str(f) for f in counted)
         if notes:
             ElementTree.SubElement(case, "system-out").text = "\n".join(n.as_note() for n in notes)
-    suite.set("tests", str(len(checked)))
-    suite.set("failures", str(failures))
-    suite.set("errors", "0")
-    root = ElementTree.Element("testsuites")
-    root.append(suite)
-    ElementTree.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+    return junit_document(suite, tests=len(checked), failures=failures)
 
 
 def nothing_to_compare(old_spec: str, old: Side, new_spec: str, new: Side) -> str | None:
