@@ -12,7 +12,7 @@ import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
 
-from kwire.records import column_decoder, columns, compression, record_codec
+from kwire.records import column_decoder, columns, record_codec
 from kwire.records.batch import decode_batch
 from kwire.records.builder import RecordBatchBuilder
 from kwire.records.compression import Codec, compress, decompress
