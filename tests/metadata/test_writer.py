@@ -15,6 +15,7 @@ from collections import Counter
 
 import pytest
 
+from kwire.generated import TopicRecord
 from kwire.logs.metadata_log import read_snapshot
 from kwire.metadata.image import (
     Acl,
@@ -439,3 +440,31 @@ def test_a_42_writer_leaves_out_the_configs_kafka_421_does_not_define():
                     ("foo", "segment.bytes"), ("g", "consumer.session.timeout.ms"), ("m", "interval.ms")]
     assert lost == [("the configs Kafka 4.2.1 does not define, which it skips on replay: TOPIC 'foo' "
                      "(message.format.version, invalid.topic.config), GROUP 'g' (invalid.group.config)", False)]
+
+
+# ---------------------------------------------------------------- the order of the topics
+
+def _kafka_uuid_hash(value: uuid.UUID) -> int:
+    """Kafka's ``Uuid.hashCode()`` (clients/.../common/Uuid.java, 3.8.0): ``(int) (xor >> 32) ^ (int) xor``
+    of the two 64-bit halves, as a signed 32-bit int."""
+    xor = (value.int >> 64) ^ (value.int & (2**64 - 1))
+    h = ((xor >> 32) ^ xor) & 0xFFFFFFFF
+    return h - 2**32 if h >= 2**31 else h
+
+
+def test_topics_are_written_in_the_order_of_kafkas_topic_map():
+    # TopicsImage keeps topicsById in an ImmutableMap, a PCollections HashTreePMap (3.8.0), which
+    # iterates by ascending signed hashCode. Two topics whose uuid order is the reverse of that:
+    # the one whose hash is negative (low half 0x80000000) comes first.
+    negative = uuid.UUID(int=(0x10 << 64) | 0x80000000)
+    positive = uuid.UUID(int=(0x10 << 64) | 0x5)
+    assert positive < negative and _kafka_uuid_hash(negative) < 0 < _kafka_uuid_hash(positive)
+    replayer = MetadataReplayer()
+    for r in read_snapshot(SNAPSHOT_361).records:
+        replayer.replay(r.message)
+    replayer.replay(TopicRecord(name="positive", topic_id=positive))
+    replayer.replay(TopicRecord(name="negative", topic_id=negative))
+    written = [r.message.topic_id for r in write_image(replayer.image).records if r.name == "TopicRecord"]
+    assert len(written) == 4
+    assert written == sorted(written, key=_kafka_uuid_hash)
+    assert written.index(negative) < written.index(positive)

@@ -1,0 +1,119 @@
+"""Primitive readers and writers, checked against Kafka's wire rules and Python's struct module:
+what the mutation run's sample left alive in kwire/wire (tests/README.md)."""
+from __future__ import annotations
+
+import json
+import struct
+import uuid
+
+import pytest
+
+from kwire.generated import CreateDelegationTokenRequest, SaslHandshakeRequest, SyncGroupRequest
+from kwire.wire import primitives, struct_base
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import is_flexible
+from kwire.wire.varint import uvarint
+from tests.paths import KAFKA_DEFINITIONS
+
+ODD_BYTES = bytes(range(0x81, 0x91))  # every byte different, so a byte read from the wrong place shows
+
+
+def test_fixed_width_readers_agree_with_struct() -> None:
+    assert struct_base.read_int8(b"\x00\xff", 1) == struct.unpack(">b", b"\xff")[0] == -1
+    assert struct_base.read_int8(b"\x7f", 0) == 127
+    assert struct_base.read_uint32(ODD_BYTES, 3) == struct.unpack_from(">I", ODD_BYTES, 3)[0]
+    assert struct_base.read_int64(ODD_BYTES, 2) == struct.unpack_from(">q", ODD_BYTES, 2)[0]
+
+
+def test_read_uuid_points_at_a_truncated_uuid() -> None:
+    value = uuid.UUID("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0")
+    assert struct_base.read_uuid(b"\x00" + value.bytes, 1) == (value, 17)
+    with pytest.raises(DecodeError) as raised:
+        struct_base.read_uuid(b"\x00" * 20, 5)
+    assert (raised.value.reason, raised.value.offset) == ("truncated uuid", 5)
+
+
+def test_read_count_names_a_truncated_array_length() -> None:
+    with pytest.raises(DecodeError) as raised:
+        struct_base.read_count(b"\x00\x00\x00", 0, False)
+    assert (raised.value.reason, raised.value.offset) == ("truncated array length", 0)
+
+
+def test_read_string_empty_null_and_truncated() -> None:
+    # Kafka's classic string: int16 length, -1 is null, 0 is the empty string
+    assert primitives.read_string(b"\x00\x00", 0) == ("", 2)
+    assert primitives.read_string(b"\xff\xff", 0) == (None, 2)
+    with pytest.raises(DecodeError) as raised:
+        primitives.read_string(b"\x00\x00\x00", 2)  # one byte of the two-byte length
+    assert (raised.value.reason, raised.value.offset) == ("truncated string length", 2)
+
+
+def test_read_compact_string_nn_refuses_null_where_it_starts() -> None:
+    with pytest.raises(DecodeError) as raised:
+        primitives.read_compact_string_nn(b"\x07\x00", 1)  # compact length 0: null
+    assert (raised.value.reason, raised.value.offset) == ("non-nullable string was null", 1)
+
+
+@pytest.mark.parametrize(("n", "compact", "size"), [
+    (None, True, 1), (0, True, 1), (126, True, 1), (127, True, 2),  # compact: uvarint of n + 1
+    (None, False, 4), (127, False, 4),
+])
+def test_count_size_is_the_length_of_the_written_count(n, compact, size) -> None:
+    out = bytearray()
+    primitives.write_count(out, n, compact)
+    assert len(out) == size
+    assert primitives.count_size(n, compact) == size
+
+
+@pytest.mark.parametrize(("compact", "size"), [(True, 1), (False, 4)])
+def test_null_records_size(compact: bool, size: int) -> None:
+    # null records: compact length 0 (one byte), classic int32 -1 (four bytes)
+    assert primitives.records_size(None, compact) == size
+
+
+def test_uvarint_of_zero_is_one_zero_byte() -> None:
+    assert uvarint(0) == b"\x00"
+
+
+def test_unknown_tagged_fields_are_written_in_tag_order_and_read_back() -> None:
+    out = bytearray()
+    primitives.write_tagged(out, [(1, b"\xaa")], [(0, b"\xbb\xcc"), (5, b"")])
+    # count 3, then (tag, size, payload) by ascending tag: KIP-482's tagged-field section
+    assert bytes(out) == b"\x03" + b"\x00\x02\xbb\xcc" + b"\x01\x01\xaa" + b"\x05\x00"
+    assert primitives.read_unknown_tagged_fields(b"\xee" + bytes(out), 1) == (
+        ((0, b"\xbb\xcc"), (1, b"\xaa"), (5, b"")), 1 + len(out))
+
+
+def test_fixed_arrays_of_different_shapes_in_turn() -> None:
+    data = struct.pack(">3i2q", -1, 2, -3, 2**40, -(2**40))
+    assert primitives.read_fixed_array(data, 0, 3, "i", 4) == ([-1, 2, -3], 12)
+    assert primitives.read_fixed_array(data, 12, 2, "q", 8) == ([2**40, -(2**40)], 28)
+    assert primitives.read_fixed_array(data, 0, 2, "h", 2) == ([-1, -1], 4)
+
+
+def test_read_starts_at_position_zero() -> None:
+    wire = b"\x00\x05PLAIN"
+    assert SaslHandshakeRequest.read(wire, 0, 1) == (SaslHandshakeRequest(mechanism="PLAIN"), len(wire))
+
+
+@pytest.mark.parametrize("name", ["SyncGroupRequest", "ProduceRequest", "FetchResponse", "ApiVersionsRequest"])
+def test_is_flexible_follows_kafkas_flexible_versions(name: str) -> None:
+    import kwire.generated as generated
+
+    path = next(KAFKA_DEFINITIONS.glob(f"kafka-4.2.1/**/{name}.json"))
+    text = "\n".join(line for line in path.read_text().splitlines() if not line.strip().startswith("//"))
+    definition = json.loads(text)
+    first = int(definition["flexibleVersions"].rstrip("+"))
+    cls = getattr(generated, name)
+    low, _, high = definition["validVersions"].partition("-")
+    for version in range(int(low), int(high or low) + 1):
+        assert is_flexible(cls, version) == (version >= first), version
+
+
+def test_a_dropped_field_names_the_version_or_versions() -> None:
+    with pytest.raises(UnsupportedVersionError) as raised:
+        SyncGroupRequest(group_instance_id="x").encode(0)
+    assert "versions 0-2 have no such field" in str(raised.value)
+    with pytest.raises(UnsupportedVersionError) as raised:
+        CreateDelegationTokenRequest(owner_principal_type="User").encode(2)
+    assert "version 2 has no such field" in str(raised.value)
