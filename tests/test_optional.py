@@ -51,7 +51,9 @@ def test_make_native_requires_the_toolchain_only_with_require(monkeypatch, capsy
 
 
 def native_command(tmp_path, **env) -> str:
-    done = subprocess.run(["make", "-n", "native", f"VENV={tmp_path / 'venv'}"], cwd=REPO, capture_output=True,
+    # --no-print-directory: under `make test` this make is a sub-make, which would print "Leaving directory"
+    done = subprocess.run(["make", "-n", "--no-print-directory", "native", f"VENV={tmp_path / 'venv'}"], cwd=REPO,
+                          capture_output=True,
                           text=True, check=True, env={**os.environ, **env})
     return done.stdout.splitlines()[-1]
 

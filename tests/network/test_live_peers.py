@@ -266,10 +266,14 @@ def test_kwire_client_round_trips_a_batch_of_every_codec(peer):
         assert theirs[:12] == ours[:12] and theirs[16:] == ours[16:]  # base offset 0 as sent; length
 
 
+# Produce v0-2 and Fetch v0-3 (api keys 0 and 1): restored from Kafka 3.8.0 (message_defs/README.md)
+RESTORED_FROM_380 = {(0, v) for v in range(3)} | {(1, v) for v in range(4)}
+
+
 def test_kwire_client_at_every_version_both_sides_support(peer):
     """Metadata, Produce and Fetch at every common version: the broker accepts each of kwire's
     encodings and kwire reads each answer (kio reads every request kwire sent, too)."""
-    from kio.index import load_request_schema
+    from kio.index import UnknownEntity, load_request_schema
     from kio.serial import entity_reader
 
     expected: list[Row] = []
@@ -306,7 +310,11 @@ def test_kwire_client_at_every_version_both_sides_support(peer):
     assert {(s.api_key, s.api_version) for s in requests} >= \
         {(3, v) for v in metadata_versions} | {(0, v) for v in produce_versions} | {(1, v) for v in fetch_versions}
     for s in requests:
-        schema = load_request_schema(s.api_key, s.api_version)
+        try:
+            schema = load_request_schema(s.api_key, s.api_version)
+        except UnknownEntity:  # kio is built from Kafka 4.x, without the versions kwire restored from 3.8.0
+            assert (s.api_key, s.api_version) in RESTORED_FROM_380, s
+            continue
         header, header_size = entity_reader(schema.__header_schema__)(s.data, 4)
         assert header.correlation_id == s.correlation_id
         assert 4 + header_size + entity_reader(schema)(s.data, 4 + header_size)[1] == len(s.data), s
