@@ -121,9 +121,9 @@ def _unknown_from_json(items: Any, path: str) -> tuple[tuple[int, bytes], ...]:
 
 def _value_from_json(info: FieldInfo, type_name: str, value: Any, version: int, path: str) -> Any:
     if value is None:
-        # As Kafka's converters: null only where the version makes the field nullable (records:
-        # Kafka's default for them is null)
-        if info.nullable_in(version) or type_name == "records":
+        # As Kafka's converters: null only where the version makes the field nullable (a records
+        # field too: Kafka's jsonNodeToBinary refuses a null node)
+        if info.nullable_in(version):
             return None
         raise DecodeError(f"null is not allowed for {info.json_name} at version {version}", path=path)
     if type_name.startswith("[]"):

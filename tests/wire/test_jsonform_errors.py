@@ -133,3 +133,24 @@ def test_every_uuid_text_is_22_characters_of_base64url() -> None:
     for value in (uuid.UUID(int=0), uuid.UUID(int=2**128 - 1), uuid.UUID("fbff0011-2233-4455-6677-8899aabbccfe")):
         text = uuid_to_text(value)
         assert len(text) == 22 and "=" not in text and uuid_from_text(text) == value
+
+
+def test_null_records_only_where_the_version_makes_them_nullable() -> None:
+    # FetchSnapshotResponse's UnalignedRecords is never nullable: Kafka's generated reader turns it into
+    # bytes with MessageUtil.jsonNodeToBinary, which refuses a null node. FetchResponse's Records is
+    # nullable in every version ("nullableVersions": "0+"), so null reads as null there.
+    from kwire.generated.fetch_snapshot_response import FetchSnapshotResponse, PartitionSnapshot, TopicSnapshot
+
+    document = FetchSnapshotResponse(topics=[TopicSnapshot(name="__cluster_metadata",
+                                                           partitions=[PartitionSnapshot(index=0)])]).to_dict(0)
+    assert document["topics"][0]["partitions"][0]["unalignedRecords"] == ""
+    document["topics"][0]["partitions"][0]["unalignedRecords"] = None
+    with pytest.raises(DecodeError) as raised:
+        FetchSnapshotResponse.from_dict(document, 0)
+    assert raised.value.path == "topics[0].partitions[0].unaligned_records"
+    assert raised.value.reason == "null is not allowed for unalignedRecords at version 0"
+
+    from kwire.generated.fetch_response import FetchResponse, FetchableTopicResponse, PartitionData
+
+    fetched = FetchResponse(responses=[FetchableTopicResponse(topic="t", partitions=[PartitionData(records=None)])])
+    assert FetchResponse.from_dict(fetched.to_dict(4), 4).responses[0].partitions[0].records is None
