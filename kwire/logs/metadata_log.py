@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kwire.wire.errors import DecodeError, EncodeError
-from kwire.logs.damage import incomplete_tail
+from kwire.logs.damage import in_file, incomplete_tail
 from kwire.logs.entries import ControlRecord, LogBatch, LogEntry, SegmentWriter
 from kwire.logs.logdir import parse_segment_file_name
 from kwire.records import BatchReader, Codec, ControlRecordType, FileBatchReader, Record
@@ -449,3 +449,19 @@ class MetadataLogDirectory:
 
     def read_quorum_state(self) -> QuorumState | None:
         return read_quorum_state(self.quorum_state) if self.quorum_state else None
+
+
+def read_segment_batches(segment: Path, data: bytes | None = None, *, stop_before: int | None = None) -> Iterator[LogBatch]:
+    """The batches of a metadata log segment (``data``: its bytes). Damage is an error naming the file, the
+    byte offset and the ``--until`` that reads up to it, unless it lies at or after ``stop_before``
+    (offsets nobody asked for)."""
+    read_up_to = None  # the offset after the last whole batch
+    try:
+        for batch in read_metadata_log(segment if data is None else data):
+            read_up_to = batch.last_offset + 1
+            yield batch
+    except DecodeError as err:
+        if stop_before is not None and read_up_to is not None and stop_before <= read_up_to:
+            return
+        hint = f"--until {read_up_to} reads the log up to the damage" if read_up_to and data is None else None
+        raise in_file(segment, err, hint=hint) from None

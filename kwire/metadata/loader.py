@@ -17,7 +17,7 @@ the log's (its LeaderChangeMessage cleaned away) is taken as the current leader.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from kwire.logs.metadata_log import (
     check_snapshot_structure,
     parse_snapshot_file_name,
     read_metadata_log,
+    read_segment_batches,
 )
 from kwire.metadata.image import LeaderEpoch, MetadataImage, Provenance, Voter, VersionRange
 from kwire.metadata.replay import MetadataReplayer, ReplayError
@@ -196,7 +197,7 @@ class _Loader:
         until = self.result.until
         for segment in segments:
             self.result.files.append(segment)
-            for batch in _batches(segment, data, stop_before=until):
+            for batch in read_segment_batches(segment, data, stop_before=until):
                 if batch.last_offset < start:
                     continue
                 if until is not None and batch.base_offset >= until:
@@ -206,7 +207,7 @@ class _Loader:
     def control_records(self, segments: Iterable[Path], below: int) -> None:
         """Only the quorum's control records of ``segments`` below offset ``below``."""
         for segment in segments:
-            for batch in _batches(segment, stop_before=below):
+            for batch in read_segment_batches(segment, stop_before=below):
                 if batch.base_offset >= below:
                     return
                 if batch.is_control:
@@ -301,19 +302,3 @@ class _Loader:
             self.result.open_transaction = self.pending_start
             self.result.image.provenance = self.before_transaction
         return self.result
-
-
-def _batches(segment: Path, data: bytes | None = None, *, stop_before: int | None = None) -> Iterator[LogBatch]:
-    """The batches of a log segment (``data``: its bytes). Damage is an error naming the file, the
-    byte offset and the ``--until`` that reads up to it, unless it lies at or after ``stop_before``
-    (offsets nobody asked for)."""
-    read_up_to = None  # the offset after the last whole batch
-    try:
-        for batch in read_metadata_log(segment if data is None else data):
-            read_up_to = batch.last_offset + 1
-            yield batch
-    except DecodeError as err:
-        if stop_before is not None and read_up_to is not None and stop_before <= read_up_to:
-            return
-        hint = f"--until {read_up_to} reads the log up to the damage" if read_up_to and data is None else None
-        raise in_file(segment, err, hint=hint) from None

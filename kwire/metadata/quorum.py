@@ -28,6 +28,7 @@ from typing import Any
 from uuid import UUID
 
 from kwire.features.java_order import hash_map_order, int_hash, sized_hash_map_order, uuid_hash
+from kwire.logs.damage import in_file
 from kwire.logs.entries import ControlRecord, LogBatch
 from kwire.logs.metadata_log import (
     MetadataLogDirectory,
@@ -35,10 +36,11 @@ from kwire.logs.metadata_log import (
     parse_snapshot_file_name,
     read_metadata_log,
     read_quorum_state,
+    read_segment_batches,
 )
 from kwire.metadata.image import LeaderEpoch, VersionRange, Voter
 from kwire.records import ControlRecordType
-from kwire.wire.errors import KwireError
+from kwire.wire.errors import DecodeError, KwireError
 from kwire.wire.jsonform import uuid_to_text
 
 METADATA_DIRECTORY = "__cluster_metadata-0"
@@ -190,10 +192,10 @@ def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) ->
     if root.is_file():
         snapshot_id = parse_snapshot_file_name(root.name)
         if snapshot_id is not None:
-            reader.batches(read_metadata_log(root), f"snapshot {root.name}", snapshot_offset=snapshot_id.end_offset)
+            reader.batches(_snapshot_batches(root), f"snapshot {root.name}", snapshot_offset=snapshot_id.end_offset)
             history.end_offset = snapshot_id.end_offset
         else:
-            reader.batches(read_metadata_log(root), "log")
+            reader.batches(read_segment_batches(root, stop_before=until), "log")
         return history
     if not root.is_dir():
         raise KwireError(f"{root}: no such file or directory")
@@ -207,16 +209,24 @@ def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) ->
     start = 0
     if usable:
         snapshot_id, snapshot_path = usable[-1]
-        reader.batches(read_metadata_log(snapshot_path), f"snapshot {snapshot_path.name}",
+        reader.batches(_snapshot_batches(snapshot_path), f"snapshot {snapshot_path.name}",
                        snapshot_offset=snapshot_id.end_offset)
         history.end_offset = start = snapshot_id.end_offset
     elif first:
         raise KwireError(f"{root}: the log starts at offset {first} and no snapshot holds the offsets before it")
     for segment in directory.segments:
-        reader.batches((b for b in read_metadata_log(segment) if b.last_offset >= start), "log")
+        reader.batches((b for b in read_segment_batches(segment, stop_before=until) if b.last_offset >= start), "log")
     if directory.quorum_state is not None:
         history.quorum_state = read_quorum_state(directory.quorum_state)
     return history
+
+
+def _snapshot_batches(path: Path) -> list[LogBatch]:
+    """A snapshot's batches, read whole: damage is an error naming the file and the byte offset."""
+    try:
+        return list(read_metadata_log(path))
+    except DecodeError as err:
+        raise in_file(path, err) from None
 
 
 # ------------------------------------------------------------------------------ Kafka's texts

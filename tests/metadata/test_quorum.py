@@ -190,7 +190,28 @@ def test_unreadable_input_is_exit_2(tmp_path, capsys):
     shutil.copytree(formatted(tmp_path / "node"), broken)
     checkpoint = broken / "__cluster_metadata-0" / "00000000000000000000-0000000000.checkpoint"
     checkpoint.write_bytes(checkpoint.read_bytes()[:-7])
+    capsys.readouterr()
     assert main(["metadata", "quorum", str(broken)]) == 2
+    assert f"{checkpoint}: the last batch is incomplete (byte offset " in capsys.readouterr().err
+
+
+def test_damage_in_a_real_log_names_the_file_offset_and_the_until_that_reads_up_to_it(tmp_path, capsys):
+    copy = tmp_path / "kafka-data"
+    shutil.copytree(KRAFT_390, copy)
+    segment = sorted((copy / "__cluster_metadata-0").glob("*.log"))[0]
+    segment.write_bytes(segment.read_bytes()[:100_000])  # cut inside a batch, as a crash leaves a segment
+    assert main(["metadata", "quorum", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert f"{segment}: the last batch is incomplete (byte offset " in err and "; --until " in err
+    until = err.rsplit("--until ", 1)[1].split()[0]
+    assert main(["metadata", "quorum", str(copy), "--until", until]) == 0
+
+
+def test_random_bytes_are_not_a_record_batch(tmp_path, capsys):
+    segment = tmp_path / "00000000000000000000.log"
+    segment.write_bytes(bytes(range(256)) * 16)
+    assert main(["metadata", "quorum", str(tmp_path)]) == 2
+    assert f"{segment}: not a record batch" in capsys.readouterr().err
 
 
 def test_describe_is_what_kafkas_classes_print_and_encode(tmp_path):
