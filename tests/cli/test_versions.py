@@ -31,6 +31,17 @@ def test_who_added_what_for_one_api(capsys):
     assert "Not covered: releases before 2.2.0" in out and "Not covered: releases after" not in out
 
 
+def test_a_version_removed_and_spoken_again_names_the_release_without_it(capsys):
+    # KIP-896 removed JoinGroup v0-1 in 4.0.0; KAFKA-19444 added them back in 4.0.1
+    assert main(["versions", "--api", "JoinGroup"]) == 0
+    out = capsys.readouterr().out
+    assert "  v0   ≤2.2.0 (not in 4.0.0)\n" in out and "  v1   ≤2.2.0 (not in 4.0.0)\n" in out
+    assert out.count("not in") == 2
+    assert main(["versions", "--api", "JoinGroup", "--json"]) == 0
+    versions = json.loads(capsys.readouterr().out)["apis"][0]["versions"]
+    assert [v.get("not_in") for v in versions[:3]] == [["4.0.0"], ["4.0.0"], None]
+
+
 def test_an_api_renamed_between_releases_names_its_former_name(capsys):
     # API 74 was ListClientMetricsResources (KIP-714, 3.7) until 4.1 renamed it ListConfigResources (KIP-1142)
     assert main(["versions", "--api", "74", "--json"]) == 0

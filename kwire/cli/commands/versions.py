@@ -105,12 +105,14 @@ def history_report(tables: ReleaseTables, api: str | None) -> dict[str, Any]:
     for key in _api_filter(names, api):
         first: dict[int, Release] = {}
         last: dict[int, Release] = {}
-        for release in tables.releases:
+        spoken: dict[int, list[int]] = {}  # version -> indexes of the releases that spoke it
+        for index, release in enumerate(tables.releases):
             if key in release.apis:
                 _, low, high, _ = release.apis[key]
                 for version in range(low, high + 1):
                     first.setdefault(version, release)
                     last[version] = release
+                    spoken.setdefault(version, []).append(index)
         newest = tables.releases[-1]
         versions = []
         for version in sorted(first):
@@ -121,6 +123,11 @@ def history_report(tables: ReleaseTables, api: str | None) -> dict[str, Any]:
                 after_last = tables.releases[tables.releases.index(last[version]) + 1]
                 entry["last"] = last[version].name
                 entry["last_no_earlier_than"] = after_last.gap_before
+            # a version removed and later spoken again (JoinGroup v0-1: not in 4.0.0, back in 4.0.1)
+            indexes = spoken[version]
+            lacking = [tables.releases[i].name for i in range(indexes[0], indexes[-1] + 1) if i not in indexes]
+            if lacking:
+                entry["not_in"] = lacking
             versions.append(entry)
         apis.append({"key": key, "name": names[key], "versions": versions,
                      **({"former_names": spans[key][:-1]} if len(spans[key]) > 1 else {})})
@@ -160,7 +167,8 @@ def render(report: dict[str, Any]) -> str:
             for v in api["versions"]:
                 added = ("≤" if v["added_no_later_than"] else "") + v["added"]
                 removed = (f", last in {'≥' if v['last_no_earlier_than'] else ''}{v['last']}" if "last" in v else "")
-                lines.append(f"  v{v['version']:<3} {added}{removed}")
+                lacking = f" (not in {', '.join(v['not_in'])})" if "not_in" in v else ""
+                lines.append(f"  v{v['version']:<3} {added}{removed}{lacking}")
         lines.append("")
         lines.append("Releases: " + ", ".join(report["releases"]))
         for gap in report["not_covered"]:
