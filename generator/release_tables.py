@@ -5,10 +5,12 @@ without the top version when the definition marks it ``latestVersionUnstable`` (
 advertises it with ``unstable.api.versions.enable``). ``listeners`` is kept as written (absent
 before Kafka 2.8: then every broker advertised every API).
 
-The tables are read from release tags of a Kafka git repository (``derive_from_git``) and from
-plain folders of a release's definitions (``derive_from_folder``); each table carries its tag and
-commit. ``kwire versions --derive-from`` writes them to ``kwire/network/release_versions.json``,
-which ``kwire.network.releases`` reads at run time (it must not import this build-time module).
+The tables are read from release tags of a Kafka git repository (``derive_from_git``), from a
+release's commit in a repository where it is no tag (``derive_from_commit``: a copy of Kafka's
+history that holds the release commit but not its tag) and from plain folders of a release's
+definitions (``derive_from_folder``); each table carries its tag or commit. ``kwire versions
+--derive-from`` writes them to ``kwire/network/release_versions.json``, which
+``kwire.network.releases`` reads at run time (it must not import this build-time module).
 """
 from __future__ import annotations
 
@@ -123,14 +125,20 @@ def _read_blobs(git_dir: str, oids: list[str]) -> list[str]:
     return texts
 
 
-# Two rules of the broker's Java code that change what it advertises, read from the same tag:
-# Kafka 2.7's ApiKeys marks the Raft APIs not enabled (constructor argument isEnabled = false), and
-# from 3.7 ApiVersionsResponse skips the telemetry APIs unless a telemetry receiver is configured.
+# Three rules of the broker's Java code that change what it advertises, read from the same tag:
+# Kafka 2.7's ApiKeys marks the Raft APIs not enabled (constructor argument isEnabled = false); from
+# 3.7 ApiVersionsResponse skips the telemetry APIs unless a telemetry receiver is configured; from
+# 4.0 (KAFKA-18659) ApiKeys advertises Produce from v0 on the broker listener although v0-2 are
+# refused, because librdkafka will not compress without v0 in the list.
 API_KEYS_JAVA = "clients/src/main/java/org/apache/kafka/common/protocol/ApiKeys.java"
 API_VERSIONS_JAVA = "clients/src/main/java/org/apache/kafka/common/requests/ApiVersionsResponse.java"
 _DISABLED_ENTRY = re.compile(r'^\s*[A-Z_]+\(([0-9]+), "\w+", (?:true|false), false\b', re.MULTILINE)
 _TELEMETRY_SKIP = re.compile(r"^[^\n]*apiKey == ApiKeys\.[^\n]*!clientTelemetryEnabled[^\n]*$", re.MULTILINE)
 _API_KEY_NAME = re.compile(r"ApiKeys\.([A-Z_]+)")
+_PRODUCE_MIN = re.compile(r"\bPRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION\s*=\s*([0-9]+)\s*;")
+_PRODUCE_MIN_LISTENER = re.compile(r"this == PRODUCE && listenerType[^;]*ListenerType\.([A-Z_]+)\)")
+# ApiMessageType.ListenerType's constants and the listener names of the definitions
+_LISTENER_NAMES = {"ZK_BROKER": "zkBroker", "BROKER": "broker", "CONTROLLER": "controller"}
 
 
 def _java(git_dir: str, tag: str, path: str) -> str:
@@ -142,8 +150,17 @@ def _camel(upper_snake: str) -> str:
     return "".join(part.capitalize() for part in upper_snake.split("_"))
 
 
-def java_rules(git_dir: str, tag: str) -> tuple[dict[int, str], dict[str, str]]:
-    """(api key -> why it is left out, API name -> when it is advertised) from the tag's Java code."""
+@dataclass(frozen=True)
+class JavaRules:
+    """What the broker's Java code at one revision changes in what it advertises."""
+
+    disabled: dict[int, str]  # api key -> why it is left out
+    optional: dict[str, str]  # API name -> when it is advertised
+    produce_min: tuple[int, str] | None  # (the advertised lowest Produce version, on which listener)
+
+
+def java_rules(git_dir: str, tag: str) -> JavaRules:
+    """The rules of :class:`JavaRules` as the Java code at ``tag`` has them."""
     api_keys = _java(git_dir, tag, API_KEYS_JAVA)
     disabled = {}
     if "api.isEnabled" in api_keys:
@@ -152,26 +169,55 @@ def java_rules(git_dir: str, tag: str) -> tuple[dict[int, str], dict[str, str]]:
     optional = {_camel(name): f"advertised only with a client telemetry receiver ({API_VERSIONS_JAVA})"
                 for line in _TELEMETRY_SKIP.findall(_java(git_dir, tag, API_VERSIONS_JAVA))
                 for name in _API_KEY_NAME.findall(line)}
-    return disabled, optional
+    produce_min = None
+    found = _PRODUCE_MIN.search(api_keys)
+    if found:
+        listener = _PRODUCE_MIN_LISTENER.search(api_keys)
+        if listener is None or listener.group(1) not in _LISTENER_NAMES:
+            # the constant without the condition we know: refuse rather than guess the listener
+            raise DefinitionError([Problem(
+                f"git:{tag}:{API_KEYS_JAVA}", "PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION",
+                "cannot tell on which listener Produce's lowest advertised version applies")])
+        produce_min = (int(found.group(1)), _LISTENER_NAMES[listener.group(1)])
+    return JavaRules(disabled, optional, produce_min)
 
 
 def derive_from_git(git_dir: str, tag: str) -> dict[str, Any]:
     """The table of release ``tag``, read from its definitions in the repository ``git_dir``."""
-    commit = _git(git_dir, "rev-parse", f"{tag}^{{commit}}").decode().strip()
-    blobs = _request_blobs(git_dir, tag)
+    return _derive_at(git_dir, tag, tag, f"tag {tag} of apache/kafka, {MESSAGE_DIR}")
+
+
+def derive_from_commit(git_dir: str, release: str, commit: str) -> dict[str, Any]:
+    """The table of ``release``, read at ``commit`` of ``git_dir`` (where the release is no tag).
+
+    The source names the commit and its subject line, so that the data says which commit it was
+    (a "Bump version to X" release commit, or a branch commit where no release commit was found)."""
+    subject = _git(git_dir, "log", "-1", "--format=%s (%cs)", f"{commit}^{{commit}}").decode().strip()
+    source = f'commit "{subject}" of Apache Kafka, not a tag of the repository read, {MESSAGE_DIR}'
+    return _derive_at(git_dir, commit, release, source)
+
+
+def _derive_at(git_dir: str, rev: str, release: str, source: str) -> dict[str, Any]:
+    commit = _git(git_dir, "rev-parse", f"{rev}^{{commit}}").decode().strip()
+    blobs = _request_blobs(git_dir, rev)
     texts = _read_blobs(git_dir, [oid for _, oid in blobs])
-    messages = [load_text(text, f"git:{tag}:{MESSAGE_DIR}/{name}", old_format=True)
+    messages = [load_text(text, f"git:{rev}:{MESSAGE_DIR}/{name}", old_format=True)
                 for (name, _), text in zip(blobs, texts)]
-    table = release_table(tag, f"tag {tag} of apache/kafka, {MESSAGE_DIR}", commit, messages)
-    disabled, optional = java_rules(git_dir, tag)
-    if disabled:
-        table["left_out"] = [{"key": a["key"], "name": a["name"], "why": disabled[a["key"]]}
-                             for a in table["apis"] if a["key"] in disabled]
-        table["apis"] = [a for a in table["apis"] if a["key"] not in disabled]
+    table = release_table(release, source, commit, messages)
+    rules = java_rules(git_dir, rev)
+    if rules.disabled:
+        table["left_out"] = [{"key": a["key"], "name": a["name"], "why": rules.disabled[a["key"]]}
+                             for a in table["apis"] if a["key"] in rules.disabled]
+        table["apis"] = [a for a in table["apis"] if a["key"] not in rules.disabled]
     names = {a["name"]: a["key"] for a in table["apis"]}
-    if optional:
-        table["optional"] = [{"key": names[name], "name": name, "why": why} for name, why in optional.items()
+    if rules.optional:
+        table["optional"] = [{"key": names[name], "name": name, "why": why} for name, why in rules.optional.items()
                              if name in names]
+    if rules.produce_min is not None and "Produce" in names:
+        lowest, listener = rules.produce_min
+        table["advertised_min"] = [{"key": names["Produce"], "name": "Produce", "listener": listener, "min": lowest,
+                                    "why": f"PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION in {API_KEYS_JAVA} "
+                                           "(KAFKA-18659: advertised, but refused below the definition's lowest)"}]
     return table
 
 
@@ -196,12 +242,13 @@ def dump_tables(tables: list[dict[str, Any]], not_covered: list[dict[str, str]],
     import json
 
     lines = ["{",
-             f'  "about": {json.dumps("Per Kafka release: the request APIs and versions its definitions give (validVersions without a latestVersionUnstable top version), with their listeners. Derived, never hand-edited.")},',
+             f'  "about": {json.dumps("Per Kafka release: the request APIs and versions its definitions give (validVersions without a latestVersionUnstable top version), with their listeners; left_out, optional and advertised_min: where the broker Java code advertises otherwise. Derived, never hand-edited.")},',
              f'  "derived_by": {json.dumps(derived_by)},',
              f'  "not_covered": {json.dumps(not_covered)},',
              '  "releases": [']
     for i, table in enumerate(sorted(tables, key=lambda t: release_key(t["release"]))):
-        extra = "".join(f'"{key}": {json.dumps(table[key])}, ' for key in ("left_out", "optional") if key in table)
+        extra = "".join(f'"{key}": {json.dumps(table[key])}, ' for key in ("left_out", "optional", "advertised_min")
+                        if key in table)
         lines.append("    {" + f'"release": {json.dumps(table["release"])}, "source": {json.dumps(table["source"])}, '
                      f'"commit": {json.dumps(table["commit"])}, {extra}"apis": [')
         apis = table["apis"]

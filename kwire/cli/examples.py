@@ -63,7 +63,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                                   "--picture matrix.png"),
     "versions": ("kwire versions --api Fetch",
                  "kwire versions --release 3.6 --json",
-                 "kwire versions --derive-from /path/to/kafka/.git --release-folder 4.2.1=COMMIT=DIR "
+                 "kwire versions --derive-from /path/to/kafka/.git --release-commit 4.2.1=COMMIT=/path/to/fork/.git "
                  "--out release_versions.json"),
     "merge-versions": ("kwire merge-versions message_defs/ProduceRequest.json "  # in a clone of Kafka
                        "git:3.8.0:clients/src/main/resources/common/message/ProduceRequest.json "

@@ -40,6 +40,9 @@ class Release:
     apis: dict[int, tuple[str, int, int, tuple[str, ...] | None]]
     gap_before: bool  # a release the data does not cover lies between this one and the one before
     optional: frozenset[int] = frozenset()  # APIs a broker of the release advertises only when configured to
+    # (api key, listener) -> the lowest version advertised there, below the lowest the release speaks
+    # (from 4.0 Produce is advertised from v0 on the broker listener: KAFKA-18659)
+    advertised_min: dict[tuple[int, str], int] = field(default_factory=dict)
 
     def advertised(self, profile: str) -> dict[int, tuple[int, int]] | None:
         """What a broker of this release advertises on ``profile`` (None: the release had no such broker)."""
@@ -48,7 +51,8 @@ class Release:
             if profile != "zkBroker":
                 return None
             return {key: (low, high) for key, (_, low, high, _) in self.apis.items()}
-        out = {key: (low, high) for key, (_, low, high, listeners) in self.apis.items()
+        out = {key: (self.advertised_min.get((key, profile), low), high)
+               for key, (_, low, high, listeners) in self.apis.items()
                if listeners is not None and profile in listeners}
         return out or None
 
@@ -81,7 +85,9 @@ def parse_tables(raw: dict[str, Any]) -> ReleaseTables:
         apis = {api["key"]: (api["name"], api["min"], api["max"],
                              tuple(api["listeners"]) if "listeners" in api else None) for api in entry["apis"]}
         optional = frozenset(item["key"] for item in entry.get("optional", ()))
-        releases.append(Release(entry["release"], entry["source"], entry["commit"], apis, gap, optional))
+        advertised_min = {(item["key"], item["listener"]): item["min"] for item in entry.get("advertised_min", ())}
+        releases.append(Release(entry["release"], entry["source"], entry["commit"], apis, gap, optional,
+                                advertised_min))
     return ReleaseTables(tuple(releases), not_covered, raw.get("derived_by", ""))
 
 
@@ -160,8 +166,10 @@ def _advertised_set(api_versions: Any) -> dict[int, tuple[int, int]]:
 def _differences(advertised: dict[int, tuple[int, int]], release: Release,
                  table: dict[int, tuple[int, int]]) -> list[Difference]:
     names = {key: name for key, (name, _, _, _) in release.apis.items()}
+    # an optional API the broker leaves out is no difference (it matches without it)
     return [Difference(key, names.get(key, f"api {key}"), advertised.get(key), table.get(key))
-            for key in sorted(advertised.keys() | table.keys()) if advertised.get(key) != table.get(key)]
+            for key in sorted(advertised.keys() | table.keys()) if advertised.get(key) != table.get(key)
+            and not (key in release.optional and key not in advertised)]
 
 
 def release_range(api_versions: Any, tables: ReleaseTables | None = None) -> ReleaseMatch:

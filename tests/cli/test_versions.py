@@ -26,9 +26,29 @@ def test_who_added_what_for_one_api(capsys):
     out = capsys.readouterr().out
     # Fetch v11 came with KIP-392 in 2.3.0, v12 with KIP-595's epochs in 2.7.0 (Kafka's definitions)
     assert "  v11  2.3.0\n" in out and "  v12  2.7.0\n" in out
-    # v0-v3 were removed by KIP-896 (4.0): last seen in 3.8.0 or a release after it kwire has no table for
-    assert "  v0   ≤2.2.0, last in ≥3.8.0\n" in out
-    assert "Not covered: releases after 3.8.0 and before 4.2.1" in out
+    # v0-v3 were removed by KIP-896 (4.0): last spoken by 3.9.2, the newest 3.x
+    assert "  v0   ≤2.2.0, last in 3.9.2\n" in out
+    assert "Not covered: releases before 2.2.0" in out and "Not covered: releases after" not in out
+
+
+def test_a_version_removed_and_spoken_again_names_the_release_without_it(capsys):
+    # KIP-896 removed JoinGroup v0-1 in 4.0.0; KAFKA-19444 added them back in 4.0.1
+    assert main(["versions", "--api", "JoinGroup"]) == 0
+    out = capsys.readouterr().out
+    assert "  v0   ≤2.2.0 (not in 4.0.0)\n" in out and "  v1   ≤2.2.0 (not in 4.0.0)\n" in out
+    assert out.count("not in") == 2
+    assert main(["versions", "--api", "JoinGroup", "--json"]) == 0
+    versions = json.loads(capsys.readouterr().out)["apis"][0]["versions"]
+    assert [v.get("not_in") for v in versions[:3]] == [["4.0.0"], ["4.0.0"], None]
+
+
+def test_an_api_renamed_between_releases_names_its_former_name(capsys):
+    # API 74 was ListClientMetricsResources (KIP-714, 3.7) until 4.1 renamed it ListConfigResources (KIP-1142)
+    assert main(["versions", "--api", "74", "--json"]) == 0
+    [api] = json.loads(capsys.readouterr().out)["apis"]
+    assert api["name"] == "ListConfigResources"
+    assert api["former_names"] == [{"name": "ListClientMetricsResources", "first": "3.7.0", "last": "4.0.2"}]
+    assert main(["versions", "--api", "ListClientMetricsResources"]) == 2
 
 
 def test_one_release_as_json(capsys):
@@ -96,3 +116,76 @@ def test_deriving_from_a_tag_writes_its_table_and_refuses_to_replace_it(tmp_path
     assert main(argv) == 2
     assert "already exists (use --force to replace it)" in capsys.readouterr().err
     assert main([*argv, "--force"]) == 0
+
+
+def _repository_with_one_commit(tmp_path, api_keys_java: str | None):
+    """A git repository whose one commit holds the 4.2.1 Produce and ApiVersions definitions (and,
+    if given, an ApiKeys.java), no tag: as a release commit is in a copy of Kafka's history."""
+    import shutil
+    import subprocess
+    work = tmp_path / "kafka"
+    message_dir = work / "clients/src/main/resources/common/message"
+    message_dir.mkdir(parents=True)
+    source = KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients"
+    for name in ("ProduceRequest.json", "ProduceResponse.json", "ApiVersionsRequest.json", "ApiVersionsResponse.json"):
+        shutil.copy(source / name, message_dir / name)
+    if api_keys_java is not None:
+        java = work / "clients/src/main/java/org/apache/kafka/common/protocol/ApiKeys.java"
+        java.parent.mkdir(parents=True)
+        java.write_text(api_keys_java)
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "Bump version to 9.9.1"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    return work / ".git", commit
+
+
+# the two lines of Kafka 4.2.1's ApiKeys.java that make a broker advertise Produce from v0 (KAFKA-18659)
+PRODUCE_RULE = """    public static final short PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION = 0;
+        short oldestVersion = (this == PRODUCE && listenerType.map(l -> l == ApiMessageType.ListenerType.BROKER).orElse(false)) ?
+"""
+
+
+def test_a_release_commit_that_is_no_tag_gives_its_table_with_the_java_rules(tmp_path, capsys):
+    git_dir, commit = _repository_with_one_commit(tmp_path, PRODUCE_RULE)
+    out = tmp_path / "tables.json"
+    tagged = tmp_path / "tagged"
+    import subprocess
+    subprocess.run(["git", "clone", "-q", "--bare", str(git_dir), str(tagged)], check=True)
+    subprocess.run(["git", "--git-dir", str(tagged), "tag", "9.9.0", commit], check=True)
+    argv = ["versions", "--derive-from", str(tagged), "--release-commit", f"9.9.1={commit}={git_dir}",
+            "--out", str(out)]
+    assert main(argv) == 0
+    releases = {r["release"]: r for r in json.loads(out.read_text())["releases"]}
+    assert releases["9.9.1"]["commit"] == commit
+    assert releases["9.9.1"]["source"].startswith('commit "Bump version to 9.9.1 (')
+    assert releases["9.9.1"]["advertised_min"] == [
+        {"key": 0, "name": "Produce", "listener": "broker", "min": 0,
+         "why": "PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION in clients/src/main/java/org/apache/kafka/common/protocol/"
+                "ApiKeys.java (KAFKA-18659: advertised, but refused below the definition's lowest)"}]
+    from kwire.network.releases import parse_tables
+    [_, release] = parse_tables(json.loads(out.read_text())).releases
+    assert release.apis[0][1:3] == (3, 13)
+    assert release.advertised("broker")[0] == (0, 13)
+    # a release given twice is refused, not written twice
+    capsys.readouterr()
+    assert main([*argv, "--force", "--release-commit", f"9.9.0={commit}={git_dir}"]) == 2
+    assert "release 9.9.0 given more than once" in capsys.readouterr().err
+
+
+def test_a_produce_rule_whose_listener_cannot_be_read_is_refused(tmp_path, capsys):
+    import subprocess
+    git_dir, commit = _repository_with_one_commit(tmp_path, PRODUCE_RULE.splitlines()[0] + "\n")
+    subprocess.run(["git", "--git-dir", str(git_dir), "tag", "9.9.0", commit], check=True)
+    argv = ["versions", "--derive-from", str(git_dir), "--release-commit", f"9.9.1={commit}={git_dir}",
+            "--out", str(tmp_path / "tables.json")]
+    assert main(argv) == 2
+    assert "cannot tell on which listener" in capsys.readouterr().err
+    assert not (tmp_path / "tables.json").exists()
+
+
+@pytest.mark.parametrize("spec", ["9.9.1", "9.9.1=abc", "=abc=/x"])
+def test_a_release_commit_needs_release_commit_and_git_dir(spec, capsys):
+    assert main(["versions", "--derive-from", "/x", "--release-commit", spec, "--out", "x.json"]) == 2
+    assert "expected RELEASE=COMMIT=GIT_DIR" in capsys.readouterr().err

@@ -5,7 +5,8 @@
 - ``--release 3.6``: that release's table (every 3.6.x; one table when they agree).
 - ``--api Fetch``: only that API (a name or an api key).
 - ``--derive-from GIT_DIR --out FILE``: derive the tables again from the release tags of a Kafka
-  repository (plus ``--release-folder`` for releases that are not tags there) and write them.
+  repository (plus ``--release-commit`` and ``--release-folder`` for releases that are not tags
+  there) and write them.
 
 Exit codes: 0 printed or written, 2 bad usage (an unknown release or API, unreadable input).
 """
@@ -33,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     derive = p.add_argument_group("deriving the tables (build time)")
     derive.add_argument("--derive-from", metavar="GIT_DIR", help="a Kafka git repository whose release tags to read")
+    derive.add_argument("--release-commit", action="append", default=[], metavar="RELEASE=COMMIT=GIT_DIR",
+                        help="a release that is not a tag there: its commit in another copy of Kafka's history "
+                             "(its definitions and Java rules are read there; repeatable)")
     derive.add_argument("--release-folder", action="append", default=[], metavar="RELEASE=COMMIT=DIR",
                         help="a release that is not a tag there: the folder of its client definitions "
                              "and its commit (repeatable)")
@@ -45,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        if args.derive_from or args.out or args.release_folder:
+        if args.derive_from or args.out or args.release_folder or args.release_commit:
             return derive(args)
         tables = release_tables()
         if args.release:
@@ -88,18 +92,27 @@ def _api_filter(tables_apis: dict[int, str], wanted: str | None) -> list[int]:
 def history_report(tables: ReleaseTables, api: str | None) -> dict[str, Any]:
     """Per API: each version, the first release that had it and, if removed, the last one."""
     names: dict[int, str] = {}
+    spans: dict[int, list[dict[str, str]]] = {}  # per API: each name it had, first and last release
     for release in tables.releases:
         names.update({key: entry[0] for key, entry in release.apis.items()})
+        for key, (name, _, _, _) in release.apis.items():
+            runs = spans.setdefault(key, [])
+            if runs and runs[-1]["name"] == name:
+                runs[-1]["last"] = release.name
+            else:
+                runs.append({"name": name, "first": release.name, "last": release.name})
     apis = []
     for key in _api_filter(names, api):
         first: dict[int, Release] = {}
         last: dict[int, Release] = {}
-        for release in tables.releases:
+        spoken: dict[int, list[int]] = {}  # version -> indexes of the releases that spoke it
+        for index, release in enumerate(tables.releases):
             if key in release.apis:
                 _, low, high, _ = release.apis[key]
                 for version in range(low, high + 1):
                     first.setdefault(version, release)
                     last[version] = release
+                    spoken.setdefault(version, []).append(index)
         newest = tables.releases[-1]
         versions = []
         for version in sorted(first):
@@ -110,8 +123,14 @@ def history_report(tables: ReleaseTables, api: str | None) -> dict[str, Any]:
                 after_last = tables.releases[tables.releases.index(last[version]) + 1]
                 entry["last"] = last[version].name
                 entry["last_no_earlier_than"] = after_last.gap_before
+            # a version removed and later spoken again (JoinGroup v0-1: not in 4.0.0, back in 4.0.1)
+            indexes = spoken[version]
+            lacking = [tables.releases[i].name for i in range(indexes[0], indexes[-1] + 1) if i not in indexes]
+            if lacking:
+                entry["not_in"] = lacking
             versions.append(entry)
-        apis.append({"key": key, "name": names[key], "versions": versions})
+        apis.append({"key": key, "name": names[key], "versions": versions,
+                     **({"former_names": spans[key][:-1]} if len(spans[key]) > 1 else {})})
     return {"kind": "history", "releases": [r.name for r in tables.releases],
             "not_covered": list(tables.not_covered), "apis": apis}
 
@@ -143,11 +162,13 @@ def render(report: dict[str, Any]) -> str:
     lines = []
     if report["kind"] == "history":
         for api in report["apis"]:
-            lines.append(f"{api['name']} ({api['key']})")
+            former = "".join(f"; {n['name']} in {n['first']}–{n['last']}" for n in api.get("former_names", ()))
+            lines.append(f"{api['name']} ({api['key']}{former})")
             for v in api["versions"]:
                 added = ("≤" if v["added_no_later_than"] else "") + v["added"]
                 removed = (f", last in {'≥' if v['last_no_earlier_than'] else ''}{v['last']}" if "last" in v else "")
-                lines.append(f"  v{v['version']:<3} {added}{removed}")
+                lacking = f" (not in {', '.join(v['not_in'])})" if "not_in" in v else ""
+                lines.append(f"  v{v['version']:<3} {added}{removed}{lacking}")
         lines.append("")
         lines.append("Releases: " + ", ".join(report["releases"]))
         for gap in report["not_covered"]:
@@ -169,12 +190,15 @@ def render(report: dict[str, Any]) -> str:
 
 def derive(args: argparse.Namespace) -> int:
     from kwire.generator.errors import DefinitionError
-    from kwire.generator.release_tables import derive_from_folder, derive_from_git, dump_tables, release_tags
+    from kwire.generator.release_tables import (derive_from_commit, derive_from_folder, derive_from_git, dump_tables,
+                                                release_tags)
 
     if not (args.derive_from and args.out):
         return usage("--derive-from and --out go together")
     try:
         folders = [parse_release_folder(text) for text in args.release_folder]
+        commits = [parse_release_folder(text, "--release-commit", "RELEASE=COMMIT=GIT_DIR")
+                   for text in args.release_commit]
         gaps = [parse_gap(text) for text in args.not_covered]
     except UsageError as exc:
         return usage(str(exc))
@@ -183,12 +207,19 @@ def derive(args: argparse.Namespace) -> int:
         if not tags:
             return usage(f"{args.derive_from}: no release tag holds JSON definitions")
         tables = [derive_from_git(args.derive_from, tag) for tag in tags]
+        for release, commit, git_dir in commits:
+            tables.append(derive_from_commit(git_dir, release, commit))
         for release, commit, folder in folders:
             tables.append(derive_from_folder(release, folder, commit, f"Apache Kafka {release} ({folder})"))
     except DefinitionError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 2
+    names = [table["release"] for table in tables]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        return usage(f"release {', '.join(twice)} given more than once "
+                     "(a tag and a --release-commit or --release-folder)")
     text = dump_tables(tables, gaps, "kwire " + shlex.join(sys.argv[1:]) if "--derive-from" in sys.argv
                        else "kwire versions --derive-from ...")
     parse_tables(json.loads(text))  # what is written must read back
@@ -202,10 +233,11 @@ def derive(args: argparse.Namespace) -> int:
     return 0
 
 
-def parse_release_folder(text: str) -> tuple[str, str, str]:
+def parse_release_folder(text: str, option: str = "--release-folder",
+                         form: str = "RELEASE=COMMIT=DIR") -> tuple[str, str, str]:
     parts = text.split("=", 2)
     if len(parts) != 3 or not all(parts):
-        raise UsageError(f"--release-folder {text!r}: expected RELEASE=COMMIT=DIR")
+        raise UsageError(f"{option} {text!r}: expected {form}")
     return parts[0], parts[1], parts[2]
 
 
