@@ -41,7 +41,7 @@ both (4.2.1's ``BrokerRegistration`` still keeps it).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,8 +68,10 @@ from kwire.metadata.image import (
     DIRECTORY_MIGRATING,
     SCRAM_MECHANISMS,
     ZK_MIGRATION_STATES,
+    Endpoint,
     MetadataImage,
     PartitionRegistration,
+    VersionRange,
 )
 from kwire.metadata.supported_configs import supported_by_421
 
@@ -96,7 +98,8 @@ class Loss:
 
 @dataclass(frozen=True)
 class WriterRelease:
-    """What the Kafka release writing the snapshot does beyond what the level says (listed above)."""
+    """What the Kafka release writing the snapshot does beyond what the level says (listed above;
+    the rules are fields of :class:`kwire.features.releases.KafkaRelease`)."""
 
     release: KafkaRelease
 
@@ -105,28 +108,24 @@ class WriterRelease:
         return self.release.name
 
     @property
-    def is_4x(self) -> bool:
-        return int(self.name.split(".")[0]) >= 4
+    def writes_zk_migration_state(self) -> bool:
+        return self.release.writes_zk_migration_state
 
     @property
-    def writes_zk_migration_state(self) -> bool:
-        """Kafka 3.4 to 3.9 write a ZkMigrationStateRecord from 3.4-IV0 on; 3.3 predates it, 4.x removed it."""
-        return self.name != "3.3" and not self.is_4x
+    def keeps_zk_migration_state(self) -> bool:
+        return self.release.keeps_zk_migration_state
 
     @property
     def writes_kraft_version_feature_record(self) -> bool:
-        """Kafka 4.x skips a FeatureLevelRecord for kraft.version on replay, so its image never holds one."""
-        return not self.is_4x
+        return self.release.writes_kraft_version_feature_record
 
     @property
     def writes_elr_by_feature(self) -> bool:
-        """Kafka 4.x writes ELR when eligible.leader.replicas.version is on; 3.x when the level has it."""
-        return self.is_4x
+        return self.release.writes_elr_by_feature
 
     @property
     def skips_undefined_configs(self) -> bool:
-        """Kafka 4.2.1 skips, on replay, configs it does not define (KAFKA-19851)."""
-        return self.name == "4.2"
+        return self.release.skips_undefined_configs
 
     def check_writes(self, mv: MetadataVersion) -> None:
         if mv.level > self.release.latest_production_level:
@@ -238,7 +237,7 @@ def _features(image: MetadataImage, options: _Options) -> Written:
         out.append((_record("ZkMigrationStateRecord", zk_migration_state=state), 0))
     elif state != 0:
         options.handle_loss(f"the ZK Migration state which was {ZK_MIGRATION_STATES[state]}",
-                            kafka_words=not options.release.is_4x)
+                            kafka_words=options.release.keeps_zk_migration_state)
     return out
 
 
@@ -275,13 +274,13 @@ def _lower_to_dependencies(finalized: dict[str, int], options: _Options) -> None
 # ----------------------------------------------------------------------------------- cluster
 
 
-def _endpoints(listeners: dict, cls: Any, arrange: Callable) -> list[Any]:
+def _endpoints(listeners: Mapping[str, Endpoint], cls: Any, arrange: Callable) -> list[Any]:
     return [cls(name=name, host=listeners[name].host, port=listeners[name].port,
                 security_protocol=listeners[name].security_protocol)
             for name in arrange(listeners, order.string_hash)]
 
 
-def _supported(features: dict, cls: Any, arrange: Callable) -> list[Any]:
+def _supported(features: Mapping[str, VersionRange], cls: Any, arrange: Callable) -> list[Any]:
     return [cls(name=name, min_supported_version=features[name].min, max_supported_version=features[name].max)
             for name in arrange(features, order.string_hash)]
 
