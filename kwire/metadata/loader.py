@@ -247,7 +247,7 @@ class _Loader:
                 elif in_snapshot:
                     self._snapshot_record(entry.record.message)
                 else:
-                    self._metadata(entry.record.message)
+                    self._metadata(entry.offset, entry.record.message)
             except ReplayError as err:
                 raise ReplayError(f"{path}: record at offset {entry.offset}: {err}") from None
             if not in_snapshot:
@@ -271,12 +271,12 @@ class _Loader:
             self.quorum.replay_voters(message)
         # snapshot header and footer, transaction markers: nothing to apply
 
-    def _metadata(self, message: Any) -> None:
+    def _metadata(self, offset: int, message: Any) -> None:
         if isinstance(message, BeginTransactionRecord):
             if self.transaction_start is not None:
                 raise ReplayError("Encountered BeginTransactionRecord while already in a transaction")
             self._commit()  # what came before the transaction is not part of it
-            self.transaction_start, self.transaction_records = self.provenance.last_offset + 1, 0
+            self.transaction_start, self.transaction_records = offset, 0
             self.result.records += 1
         elif isinstance(message, (EndTransactionRecord, AbortTransactionRecord)):
             if self.transaction_start is None:
