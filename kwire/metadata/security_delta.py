@@ -30,7 +30,8 @@ class AclsDelta:
 
     def replay_remove_acl(self, record: RemoveAccessControlEntryRecord) -> None:
         if self.acls.remove(record.id) is None:
-            raise ReplayError(f"Failed to find existing ACL with ID {uuid_to_text(record.id)} in either image or changes")
+            raise ReplayError(f"Failed to find existing ACL with ID {uuid_to_text(record.id)} in either image "
+                              "or changes")
 
     def apply(self) -> Mapping[UUID, Acl]:
         return self.acls.frozen()
