@@ -4,11 +4,13 @@ kwire's parts depend one way: the wire core on nothing; records on the wire core
 codecs on those two; logs, network, fuzz, arrow, spark and the command line above them. The
 generator is build time: no runtime part imports it, nor its libraries (jinja2, jsonschema), nor
 the test oracle's (construct). Only ``kwire.spark`` needs PySpark; ``kwire.arrow`` needs PyArrow
-alone. ``import kwire`` imports none of the parts above the wire core.
+alone. ``import kwire`` imports none of the parts above the wire core. Inside a part, no two
+modules import each other, directly or round a circle (``KNOWN_CYCLES`` lists those still to go).
 """
 from __future__ import annotations
 
 import ast
+import functools
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -189,3 +191,64 @@ def test_the_varint_check_sees_a_hand_written_loop():
     assert varint_loops(ast.parse(reader)) == [2] and varint_loops(ast.parse(writer)) == [2]
     inline = "for _ in range(n):\n    b, c = buf[pos], buf[pos + 1]\n    v = (b & 0x7F) | (c << 7)\n    pos += 2\n"
     assert varint_loops(ast.parse(inline)) == []
+
+
+# --- no import cycle inside a part (issue 23) ---------------------------------------------------
+
+#: Cycles inside a part found when this check was added, each a set of modules that import one
+#: another (directly or through others). Their parts are other engineers' to untangle; when one is
+#: gone its entry must go too, so the check fails on any change, a cycle fixed or a new one.
+KNOWN_CYCLES: dict[str, list[set[str]]] = {
+    "fuzz": [{"kwire.fuzz.hostile", "kwire.fuzz.hostile.cli", "kwire.fuzz.hostile.codec_targets",
+              "kwire.fuzz.hostile.connection_targets", "kwire.fuzz.hostile.metadata_targets",
+              "kwire.fuzz.hostile.record_targets", "kwire.fuzz.hostile.registry", "kwire.fuzz.hostile.wire_targets"}],
+    "wire": [{"kwire.wire.jsonform", "kwire.wire.message", "kwire.wire.struct_base"}],
+    "generator": [{"kwire.generator.emit.flavours", "kwire.generator.emit.ops", "kwire.generator.emit.plan"}],
+}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The sets of two or more modules that each reach all the others in ``graph`` (module ->
+    modules it imports), sorted by their smallest name."""
+    def reachable(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for name in graph.get(todo.pop(), ()):
+                if name not in seen:
+                    seen.add(name)
+                    todo.append(name)
+        return seen
+
+    reach = {module: reachable(module) for module in graph}
+    cycles: list[set[str]] = []
+    for module in sorted(graph):
+        if module in reach[module] and not any(module in cycle for cycle in cycles):
+            cycles.append({other for other in reach[module] if module in reach[other]} | {module})
+    return sorted(cycles, key=min)
+
+
+@functools.cache
+def part_import_graphs() -> dict[str, dict[str, set[str]]]:
+    """part -> its modules -> the modules of the same part each imports (parsed once for all parts)."""
+    paths = dict(modules())
+    graphs: dict[str, dict[str, set[str]]] = {}
+    for module, path in paths.items():
+        source = part(module)
+        if source is None or source == "kwire":
+            continue
+        graphs.setdefault(source, {})[module] = {name for name in imported_names(module, path)
+                                                 if name in paths and name != module and part(name) == source}
+    return graphs
+
+
+@pytest.mark.parametrize("source", sorted(RUNTIME_PARTS | {"generator", "cli"}))
+def test_no_import_cycle_inside_a_part(source):
+    cycles = import_cycles(part_import_graphs().get(source, {}))
+    assert cycles == KNOWN_CYCLES.get(source, []), f"import cycles inside kwire.{source}: {cycles}"
+
+
+def test_the_cycle_check_sees_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert import_cycles(graph) == [{"a", "b", "c"}, {"e"}]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []

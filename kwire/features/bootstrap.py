@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kwire.generated import FeatureLevelRecord
 from kwire.wire.files import atomic_write
 from kwire.logs.metadata_log import (
     BOOTSTRAP_FILE_NAME,
@@ -56,7 +57,7 @@ class BootstrapMetadata:
         self.feature_levels = {}
         for record in self.records:
             message = getattr(record, "message", None)
-            if getattr(message, "NAME", None) == "FeatureLevelRecord":
+            if isinstance(message, FeatureLevelRecord):
                 self.feature_levels[message.name] = message.feature_level
         if METADATA_VERSION not in self.feature_levels:  # Kafka's BootstrapMetadata.fromRecords
             raise FeatureError(f"No FeatureLevelRecord for {METADATA_VERSION} was found in the bootstrap "

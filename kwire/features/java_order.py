@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 from uuid import UUID
 
 T = TypeVar("T")
@@ -114,18 +114,18 @@ def _ordered(keys: list[T], key_hash: Callable[[T], int], initial_capacity: int)
     return sorted(keys, key=lambda k: _bucket(by_key[k], capacity))  # stable: a bucket keeps insertion order
 
 
-def hash_map_order(keys: Iterable[T], key_hash: Callable[[T], int] = java_string_hash) -> list[T]:
+def hash_map_order(keys: Iterable[T], key_hash: Callable[[Any], int] = java_string_hash) -> list[T]:
     """The order of ``new HashMap<>()`` after ``put`` of each key in turn (a repeated key keeps its place)."""
     return _ordered(list(dict.fromkeys(keys)), key_hash, DEFAULT_CAPACITY)
 
 
-def sized_copy_order(keys: Iterable[T], key_hash: Callable[[T], int] = java_string_hash) -> list[T]:
+def sized_copy_order(keys: Iterable[T], key_hash: Callable[[Any], int] = java_string_hash) -> list[T]:
     """The order of ``new HashMap<>(n)`` filled from a fresh map of the same n keys."""
     listed = hash_map_order(keys, key_hash)
     return _ordered(listed, key_hash, max(1, _table_size_for(len(listed))))
 
 
-def copied_hash_map_order(keys: Iterable[T], key_hash: Callable[[T], int] = java_string_hash) -> list[T]:
+def copied_hash_map_order(keys: Iterable[T], key_hash: Callable[[Any], int] = java_string_hash) -> list[T]:
     """The order of ``new HashMap<>(map)`` where ``map`` is a fresh map filled with ``keys``."""
     listed = hash_map_order(keys, key_hash)
     return _ordered(listed, key_hash, _table_size_for(int(len(listed) / LOAD_FACTOR + 1.0)))
@@ -159,7 +159,7 @@ def timeline_hash_order(keys: Sequence[int]) -> list[int]:
     return [key for slot in table for key in reversed(slot)]
 
 
-def sized_hash_map_order(keys: Iterable[T], key_hash: Callable[[T], int] = java_string_hash) -> list[T]:
+def sized_hash_map_order(keys: Iterable[T], key_hash: Callable[[Any], int] = java_string_hash) -> list[T]:
     """The order of ``new HashMap<>(n)`` after ``put`` of each of its n keys in turn
     (``VoterSet.fromVotersRecord``: a map sized for the record's voters, filled in record order)."""
     listed = list(dict.fromkeys(keys))

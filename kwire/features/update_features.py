@@ -51,10 +51,12 @@ from .errors import FeatureError
 from .feature_versions import ELIGIBLE_LEADER_REPLICAS_VERSION, FEATURES, KRAFT_VERSION, TEST_FEATURES, validate_level
 from .java_order import hash_map_order, timeline_hash_order
 from .metadata_version import (
+    GATES,
     FEATURE_NAME as METADATA_VERSION,
     LATEST_PRODUCTION_LEVEL,
     LATEST_TESTING_LEVEL,
     MINIMUM_LEVEL,
+    from_level,
     metadata_changed_between,
 )
 
@@ -194,9 +196,10 @@ class _Judge:
             reason = _reason_not_supported(level, f"Broker {broker}", state.brokers[broker].get(name, (0, 0)))
             if reason:
                 return reason
-        if state.metadata_version < 15:  # isControllerRegistrationSupported
-            self.notes.append("controllers cannot register below metadata.version 3.7-IV0: their support for "
-                              f"{name} {level} was not checked (nor does Kafka check it)")
+        registration = from_level(GATES["isControllerRegistrationSupported"])
+        if state.metadata_version < registration.level:
+            self.notes.append(f"controllers cannot register below metadata.version {registration}: their support "
+                              f"for {name} {level} was not checked (nor does Kafka check it)")
             return None
         found = {state.node_id}
         for controller in timeline_hash_order(list(state.controllers)):

@@ -13,16 +13,18 @@ the order they got their first (Kafka's ``brokersWithConfigs``).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from kwire.features import KRAFT_VERSION, METADATA_VERSION, FeatureError
 from kwire.features.bootstrap import read_bootstrap
 from kwire.features.update_features import BROKER_RESOURCE, MIN_INSYNC_REPLICAS, ClusterFeatures
 from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, QUORUM_STATE_FILE_NAME, read_quorum_state
+from kwire.metadata.image import VersionRange
 from kwire.metadata.loader import LoadedImage
 
 
-def _ranges(features: dict) -> dict[str, tuple[int, int]]:
+def _ranges(features: Mapping[str, VersionRange]) -> dict[str, tuple[int, int]]:
     return {name: (r.min, r.max) for name, r in features.items()}
 
 

@@ -6,7 +6,7 @@ type). SCRAM salts and keys are left out, as Kafka's own image printer hides the
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kwire.metadata.image import (
@@ -16,8 +16,10 @@ from kwire.metadata.image import (
     ZK_MIGRATION_STATES,
     BrokerRegistration,
     ControllerRegistration,
+    Endpoint,
     MetadataImage,
     PartitionRegistration,
+    VersionRange,
 )
 from kwire.wire.jsonform import uuid_to_text
 
@@ -80,12 +82,12 @@ def image_to_json(image: MetadataImage, *, metadata_version_name: Callable[[int]
     }
 
 
-def _listeners(listeners: dict) -> list[dict[str, Any]]:
+def _listeners(listeners: Mapping[str, Endpoint]) -> list[dict[str, Any]]:
     return [{"name": n, "host": e.host, "port": e.port, "securityProtocol": e.security_protocol}
             for n, e in sorted(listeners.items())]
 
 
-def _features(features: dict) -> dict[str, Any]:
+def _features(features: Mapping[str, VersionRange]) -> dict[str, Any]:
     return {n: {"min": r.min, "max": r.max} for n, r in sorted(features.items())}
 
 

@@ -3,17 +3,24 @@
 The parts follow Kafka's ``org.apache.kafka.image`` (``MetadataImage``: features, cluster, topics,
 configs, client quotas, producer ids, ACLs, SCRAM credentials, delegation tokens) plus what the
 raft layer keeps beside it (:class:`QuorumImage`: kraft.version, voters, the leader of each
-epoch). Maps are Python dicts: equal when they hold the same entries, whatever their order, as
-Kafka's maps are; their insertion order is kept only to write records back in Kafka's order
-(:mod:`kwire.features.java_order`).
+epoch). As Kafka's, an image never changes: every part is a frozen dataclass and every map in it
+a read-only view (``MappingProxyType``); the next image is made by a
+:class:`kwire.metadata.delta.MetadataDelta`. Maps compare equal when they hold the same entries,
+whatever their order, as Kafka's maps do; their insertion order is kept only to write records back
+in Kafka's order (:mod:`kwire.features.java_order`).
 
-:mod:`kwire.metadata.replay` builds an image record by record;
-:func:`kwire.metadata.describe.image_to_json` gives the form ``kwire metadata image --json`` prints.
+This module imports nothing of the package: the delta builds images, the describer prints them.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, TypeVar
 from uuid import UUID
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 #: ``DirectoryId.MIGRATING``: a replica whose directory is not known yet (before JBOD on KRaft).
 DIRECTORY_MIGRATING = UUID(int=0)
@@ -29,6 +36,26 @@ SCRAM_MECHANISMS = {0: "UNKNOWN", 1: "SCRAM_SHA_256", 2: "SCRAM_SHA_512"}
 CONFIG_RESOURCE_TYPES = {0: "UNKNOWN", 2: "TOPIC", 4: "BROKER", 8: "BROKER_LOGGER", 16: "CLIENT_METRICS", 32: "GROUP"}
 
 
+def frozen_map(mapping: Mapping[K, V] | None = None) -> Mapping[K, V]:
+    """A read-only view of ``mapping``: itself when it already is one, else of a copy (so the
+    caller's dict, changed later, does not change the image)."""
+    if isinstance(mapping, MappingProxyType):
+        return mapping
+    return MappingProxyType(dict(mapping or {}))
+
+
+def _freeze_maps(part: Any, names: tuple[str, ...], nested: tuple[str, ...] = ()) -> None:
+    """Make the map fields ``names`` of a frozen dataclass read-only views (``nested``: fields whose
+    values are maps too). A view passes as it is: deltas hand over views of maps they built."""
+    for name in names:
+        value = getattr(part, name)
+        if type(value) is MappingProxyType:
+            continue
+        if name in nested:
+            value = {key: frozen_map(inner) for key, inner in value.items()}
+        object.__setattr__(part, name, frozen_map(value))
+
+
 def uuid_sort_key(value: UUID) -> tuple[int, int]:
     """``Uuid.compareTo``: the two halves compared as signed longs."""
     def signed(half: int) -> int:
@@ -40,14 +67,17 @@ def uuid_sort_key(value: UUID) -> tuple[int, int]:
 # ----------------------------------------------------------------------------------- features
 
 
-@dataclass
+@dataclass(frozen=True)
 class FeaturesImage:
     """Finalized feature levels: metadata.version apart (None until a FeatureLevelRecord sets it;
     Kafka then assumes 3.0-IV1, level 1), the other features by name, and the ZK migration state."""
 
     metadata_version: int | None = None
-    finalized: dict[str, int] = field(default_factory=dict)
+    finalized: Mapping[str, int] = field(default_factory=frozen_map)
     zk_migration_state: int = 0
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("finalized",))
 
     def is_empty(self) -> bool:
         return self.metadata_version is None and not self.finalized and self.zk_migration_state == 0
@@ -76,13 +106,16 @@ class BrokerRegistration:
     id: int
     epoch: int
     incarnation_id: UUID
-    listeners: dict[str, Endpoint]
-    supported_features: dict[str, VersionRange]
+    listeners: Mapping[str, Endpoint]
+    supported_features: Mapping[str, VersionRange]
     rack: str | None
     fenced: bool
     in_controlled_shutdown: bool
     is_migrating_zk_broker: bool
     directories: tuple[UUID, ...]  # sorted as Kafka sorts them (Uuid.compareTo)
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("listeners", "supported_features"))
 
     def changed(self, *, fenced: bool | None = None, in_controlled_shutdown: bool | None = None,
                 directories: tuple[UUID, ...] | None = None) -> "BrokerRegistration":
@@ -103,14 +136,20 @@ class ControllerRegistration:
     id: int
     incarnation_id: UUID
     zk_migration_ready: bool
-    listeners: dict[str, Endpoint]
-    supported_features: dict[str, VersionRange]
+    listeners: Mapping[str, Endpoint]
+    supported_features: Mapping[str, VersionRange]
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("listeners", "supported_features"))
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClusterImage:
-    brokers: dict[int, BrokerRegistration] = field(default_factory=dict)
-    controllers: dict[int, ControllerRegistration] = field(default_factory=dict)
+    brokers: Mapping[int, BrokerRegistration] = field(default_factory=frozen_map)
+    controllers: Mapping[int, ControllerRegistration] = field(default_factory=frozen_map)
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("brokers", "controllers"))
 
 
 # ------------------------------------------------------------------------------------- topics
@@ -133,16 +172,22 @@ class PartitionRegistration:
     partition_epoch: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class TopicImage:
     name: str
     id: UUID
-    partitions: dict[int, PartitionRegistration] = field(default_factory=dict)
+    partitions: Mapping[int, PartitionRegistration] = field(default_factory=frozen_map)
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("partitions",))
 
 
-@dataclass
+@dataclass(frozen=True)
 class TopicsImage:
-    by_id: dict[UUID, TopicImage] = field(default_factory=dict)
+    by_id: Mapping[UUID, TopicImage] = field(default_factory=frozen_map)
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("by_id",))
 
     def by_name(self, name: str) -> TopicImage | None:
         for topic in self.by_id.values():
@@ -158,21 +203,30 @@ ConfigResource = tuple[int, str]  # (resource type id, resource name)
 ClientQuotaEntity = tuple[tuple[str, str | None], ...]  # (entity type, entity name) in record order
 
 
-@dataclass
+@dataclass(frozen=True)
 class ConfigurationsImage:
-    resources: dict[ConfigResource, dict[str, str]] = field(default_factory=dict)
+    resources: Mapping[ConfigResource, Mapping[str, str]] = field(default_factory=frozen_map)
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("resources",), nested=("resources",))
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClientQuotasImage:
     # keyed by the entity's parts as a frozenset (equal entities match whatever their order)
-    entities: dict[frozenset[tuple[str, str | None]], "ClientQuota"] = field(default_factory=dict)
+    entities: Mapping[frozenset[tuple[str, str | None]], "ClientQuota"] = field(default_factory=frozen_map)
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("entities",))
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClientQuota:
     entity: ClientQuotaEntity  # the parts in the order the first record gave them
-    quotas: dict[str, float] = field(default_factory=dict)
+    quotas: Mapping[str, float] = field(default_factory=frozen_map)
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("quotas",))
 
 
 # ------------------------------------------------------------------------- security and ids
@@ -234,13 +288,13 @@ class LeaderEpoch:
     granting_voters: tuple[int, ...]
 
 
-@dataclass
+@dataclass(frozen=True)
 class QuorumImage:
     """The raft layer's state: kraft.version and voters (KIP-853 control records), leaders by epoch."""
 
     kraft_version: int = 0
     voters: tuple[Voter, ...] | None = None  # None: static quorum (controller.quorum.voters)
-    leaders: list[LeaderEpoch] = field(default_factory=list)
+    leaders: tuple[LeaderEpoch, ...] = ()
     #: the directory's ``quorum-state`` (leader id, epoch) when it names a newer epoch than any
     #: LeaderChangeMessage replayed (the log that held it was cleaned); only for the image of now
     state_file_leader: tuple[int, int] | None = None
@@ -256,7 +310,7 @@ class QuorumImage:
 # ------------------------------------------------------------------------------------- image
 
 
-@dataclass
+@dataclass(frozen=True)
 class Provenance:
     """Where the image stands: the last offset it contains, its epoch and log timestamp."""
 
@@ -265,7 +319,7 @@ class Provenance:
     last_timestamp: int = -1
 
 
-@dataclass
+@dataclass(frozen=True)
 class MetadataImage:
     features: FeaturesImage = field(default_factory=FeaturesImage)
     cluster: ClusterImage = field(default_factory=ClusterImage)
@@ -273,11 +327,15 @@ class MetadataImage:
     configs: ConfigurationsImage = field(default_factory=ConfigurationsImage)
     client_quotas: ClientQuotasImage = field(default_factory=ClientQuotasImage)
     next_producer_id: int = -1  # ProducerIdsImage; -1 until a ProducerIdsRecord
-    acls: dict[UUID, Acl] = field(default_factory=dict)
-    scram: dict[int, dict[str, ScramCredential]] = field(default_factory=dict)  # mechanism -> user -> credential
-    delegation_tokens: dict[str, DelegationToken] = field(default_factory=dict)
+    acls: Mapping[UUID, Acl] = field(default_factory=frozen_map)
+    # mechanism -> user -> credential
+    scram: Mapping[int, Mapping[str, ScramCredential]] = field(default_factory=frozen_map)
+    delegation_tokens: Mapping[str, DelegationToken] = field(default_factory=frozen_map)
     quorum: QuorumImage = field(default_factory=QuorumImage)
     provenance: Provenance = field(default_factory=Provenance, compare=False)
+
+    def __post_init__(self) -> None:
+        _freeze_maps(self, ("acls", "scram", "delegation_tokens"), nested=("scram",))
 
     def same_metadata(self, other: "MetadataImage") -> bool:
         """Equal in everything a snapshot's metadata records carry (the quorum and provenance aside)."""

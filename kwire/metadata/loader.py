@@ -5,9 +5,12 @@ for, then replay the log from the snapshot's end. ``until`` is exclusive, as Kaf
 snapshots: ``00000000000000007111-0000000001.checkpoint`` holds every offset below 7111, and
 ``until=7111`` gives the image that snapshot holds.
 
-Metadata transactions (KIP-868: BeginTransactionRecord ... EndTransactionRecord) are applied only
-when they end; an AbortTransactionRecord drops what the transaction held, and a transaction still
-open at the end stays unapplied (``LoadedImage.open_transaction`` says where it began). Control
+As Kafka's ``MetadataBatchLoader``, records go into a :class:`kwire.metadata.delta.MetadataDelta`
+that is committed (applied, making the next image) at the end of each batch. A metadata
+transaction (KIP-868: BeginTransactionRecord ... EndTransactionRecord) gets a delta of its own:
+what came before it is committed when it begins, its delta is committed when it ends, an
+AbortTransactionRecord drops it, and a transaction still open at the end stays uncommitted
+(``LoadedImage.open_transaction`` says where it began). A snapshot is one delta. Control
 records feed the quorum part: LeaderChangeMessage (leader per epoch), KRaftVersionRecord and
 VotersRecord (in the log or in a snapshot's header batch). The quorum part does not depend on where
 replay starts: starting from a snapshot, the control records of the log before it (what is left
@@ -35,12 +38,15 @@ from kwire.logs.metadata_log import (
     read_metadata_log,
     read_segment_batches,
 )
-from kwire.metadata.image import LeaderEpoch, MetadataImage, Provenance, Voter, VersionRange
-from kwire.metadata.replay import MetadataReplayer, ReplayError
+from kwire.generated import AbortTransactionRecord, BeginTransactionRecord, EndTransactionRecord
+from kwire.metadata.delta import MetadataDelta
+from kwire.metadata.errors import ReplayError
+from kwire.metadata.image import MetadataImage, Provenance
+from kwire.metadata.quorum_delta import QuorumDelta
 from kwire.records import ControlRecordType
 
 METADATA_DIRECTORY = "__cluster_metadata-0"
-_TRANSACTION_RECORDS = {"BeginTransactionRecord", "EndTransactionRecord", "AbortTransactionRecord"}
+_TRANSACTION_RECORDS = (BeginTransactionRecord, EndTransactionRecord, AbortTransactionRecord)
 
 
 @dataclass
@@ -139,11 +145,11 @@ def _load_directory(root: Path, until: int | None, use_snapshots: bool,
                 if i + 1 == len(directory.segments) or _base_offset(directory.segments[i + 1]) > start]
     loader.log(segments, start=start)
     if until is None and directory.quorum_state:
-        _newer_leader_from_quorum_state(loader.result.image, directory)
+        _newer_leader_from_quorum_state(loader, directory)
     return loader.finish()
 
 
-def _newer_leader_from_quorum_state(image: MetadataImage, directory: MetadataLogDirectory) -> None:
+def _newer_leader_from_quorum_state(loader: "_Loader", directory: MetadataLogDirectory) -> None:
     try:
         state = directory.read_quorum_state()
     except (KwireError, OSError, ValueError):
@@ -151,9 +157,11 @@ def _newer_leader_from_quorum_state(image: MetadataImage, directory: MetadataLog
     if state is None:
         return
     data = state.data
-    known = image.quorum.leaders[-1].epoch if image.quorum.leaders else -1
+    leaders = loader.result.image.quorum.leaders
+    known = leaders[-1].epoch if leaders else -1
     if data.leader_id >= 0 and data.leader_epoch > known:
-        image.quorum.state_file_leader = (data.leader_id, data.leader_epoch)
+        loader.quorum.newer_leader_from_state_file(data.leader_id, data.leader_epoch)
+        loader.commit_quorum()
 
 
 def _base_offset(segment: Path) -> int:
@@ -161,14 +169,20 @@ def _base_offset(segment: Path) -> int:
 
 
 class _Loader:
-    """The replay itself: snapshot first, then log batches, transactions and control records."""
+    """The replay itself: snapshot first, then log batches, transactions and control records.
+
+    ``result.image`` is the last image committed, but for its provenance: ``committed`` is where
+    the last commit stood (a commit of no change makes no image); ``delta`` holds the records since
+    (or the open transaction's); ``provenance`` is where the records read so far end."""
 
     def __init__(self, result: LoadedImage, known_metadata_version: Callable[[int], bool] | None) -> None:
         self.result = result
-        self.replayer = MetadataReplayer(result.image, known_metadata_version)
-        self.pending: list[tuple[int, Any]] | None = None  # records of an open transaction
-        self.pending_start = -1
-        self.before_transaction = Provenance()  # where the image stood when the open transaction began
+        self._known_metadata_version = known_metadata_version
+        self.delta = self._new_delta()
+        self.quorum = QuorumDelta(result.image.quorum)
+        self.provenance = self.committed = result.image.provenance
+        self.transaction_start: int | None = None  # offset of the open transaction's BeginTransactionRecord
+        self.transaction_records = 0
 
     # ---------------------------------------------------------------------------- sources
 
@@ -187,11 +201,10 @@ class _Loader:
         for batch in batches:
             self._batch(path, batch, in_snapshot=True)
         # the snapshot stands for every offset below its end, whatever its records' own offsets
-        provenance = self.result.image.provenance
-        provenance.last_offset = snapshot_id.end_offset - 1
-        provenance.last_epoch = snapshot_id.epoch
         header = batches[0].entries[0].record.message
-        provenance.last_timestamp = header.last_contained_log_timestamp
+        self.provenance = Provenance(snapshot_id.end_offset - 1, snapshot_id.epoch,
+                                     header.last_contained_log_timestamp)
+        self._commit()
 
     def log(self, segments: Iterable[Path], start: int = 0, data: bytes | None = None) -> None:
         until = self.result.until
@@ -214,12 +227,12 @@ class _Loader:
                     for entry in batch.entries:
                         if entry.offset < below and isinstance(entry.record, ControlRecord):
                             self._control(entry.record, batch, entry.offset)
+                    self.commit_quorum()
 
     # ---------------------------------------------------------------------------- batches
 
     def _batch(self, path: Path, batch: LogBatch, *, in_snapshot: bool = False, start: int = 0,
                until: int | None = None) -> None:
-        provenance = self.result.image.provenance
         applied = False
         for entry in batch.entries:
             if entry.offset < start or (until is not None and entry.offset >= until):
@@ -232,73 +245,93 @@ class _Loader:
                 elif isinstance(entry.record, RawMetadataRecord):
                     raise ReplayError(entry.record.reason)
                 elif in_snapshot:
-                    self._apply(entry.offset, entry.record.message)
+                    self._snapshot_record(entry.record.message)
                 else:
                     self._metadata(entry.offset, entry.record.message)
             except ReplayError as err:
                 raise ReplayError(f"{path}: record at offset {entry.offset}: {err}") from None
             if not in_snapshot:
-                provenance.last_offset = entry.offset
-                provenance.last_epoch = batch.partition_leader_epoch
-                provenance.last_timestamp = entry.timestamp
+                self.provenance = Provenance(entry.offset, batch.partition_leader_epoch, entry.timestamp)
         if applied:
             self.result.batches += 1
+            if not in_snapshot and self.transaction_start is None:
+                self._commit()
+        self.commit_quorum()
 
     def _control(self, record: ControlRecord, batch: LogBatch, offset: int) -> None:
-        quorum = self.result.image.quorum
         message = record.message
         if record.type in (ControlRecordType.LEADER_CHANGE, ControlRecordType.KRAFT_VERSION,
                            ControlRecordType.KRAFT_VOTERS):
             self.result.quorum_records += 1
         if record.type == ControlRecordType.LEADER_CHANGE:
-            quorum.leaders.append(LeaderEpoch(
-                epoch=batch.partition_leader_epoch, leader_id=message.leader_id, offset=offset,
-                voters=tuple(v.voter_id for v in message.voters),
-                granting_voters=tuple(v.voter_id for v in message.granting_voters)))
+            self.quorum.replay_leader_change(message, epoch=batch.partition_leader_epoch, offset=offset)
         elif record.type == ControlRecordType.KRAFT_VERSION:
-            quorum.kraft_version = message.kraft_version
+            self.quorum.replay_kraft_version(message)
         elif record.type == ControlRecordType.KRAFT_VOTERS:
-            quorum.voters = tuple(
-                Voter(v.voter_id, v.voter_directory_id, tuple((e.name, e.host, e.port) for e in v.endpoints),
-                      VersionRange(v.kraft_version_feature.min_supported_version,
-                                   v.kraft_version_feature.max_supported_version))
-                for v in message.voters)
+            self.quorum.replay_voters(message)
         # snapshot header and footer, transaction markers: nothing to apply
 
     def _metadata(self, offset: int, message: Any) -> None:
-        name = message.NAME
-        if name == "BeginTransactionRecord":
-            if self.pending is not None:
+        if isinstance(message, BeginTransactionRecord):
+            if self.transaction_start is not None:
                 raise ReplayError("Encountered BeginTransactionRecord while already in a transaction")
-            self.pending, self.pending_start = [], offset
-            self.before_transaction = replace(self.result.image.provenance)
+            self._commit()  # what came before the transaction is not part of it
+            self.transaction_start, self.transaction_records = offset, 0
             self.result.records += 1
-        elif name in ("EndTransactionRecord", "AbortTransactionRecord"):
-            if self.pending is None:
-                raise ReplayError(f"Encountered {name} without having seen a BeginTransactionRecord")
-            pending, self.pending = self.pending, None
+        elif isinstance(message, (EndTransactionRecord, AbortTransactionRecord)):
+            if self.transaction_start is None:
+                raise ReplayError(f"Encountered {message.NAME} without having seen a BeginTransactionRecord")
+            self.transaction_start = None
             self.result.records += 1
-            if name == "EndTransactionRecord":
-                for pending_offset, pending_message in pending:
-                    self._apply(pending_offset, pending_message)
-            else:
-                self.result.aborted_records += len(pending)
-        elif self.pending is not None:
-            self.pending.append((offset, message))
+            if isinstance(message, EndTransactionRecord):
+                self.result.records += self.transaction_records
+            else:  # the transaction's delta is dropped; the image is the one before it began
+                self.result.aborted_records += self.transaction_records
+                self.delta = self._new_delta()
         else:
-            self._apply(offset, message)
+            self._replay(message)
+            if self.transaction_start is not None:
+                self.transaction_records += 1
+            else:
+                self.result.records += 1
 
-    def _apply(self, offset: int, message: Any) -> None:
-        if message.NAME in _TRANSACTION_RECORDS:
+    def _snapshot_record(self, message: Any) -> None:
+        if isinstance(message, _TRANSACTION_RECORDS):
             raise ReplayError(f"{message.NAME} in a snapshot")
-        try:
-            self.replayer.replay(message)
-        except ReplayError as err:
-            raise ReplayError(f"{message.NAME}: {err}") from None
+        self._replay(message)
         self.result.records += 1
 
+    def _replay(self, message: Any) -> None:
+        try:
+            self.delta.replay(message)
+        except ReplayError as err:
+            raise ReplayError(f"{message.NAME}: {err}") from None
+
+    # ---------------------------------------------------------------------------- commits
+
+    def _new_delta(self) -> MetadataDelta:
+        return MetadataDelta(self.result.image, known_metadata_version=self._known_metadata_version)
+
+    def _commit(self) -> None:
+        """The delta and the provenance reached become the image; a new delta starts from it."""
+        self.committed = self.provenance
+        if self.delta.is_empty:
+            return  # only the provenance moves: the image takes it in finish(), not one image per batch
+        image = self.delta.apply(self.provenance)
+        # the delta began before the quorum commits since: the image takes the quorum as it is now
+        self.result.image = image if image.quorum is self.quorum.image else replace(image, quorum=self.quorum.image)
+        self.delta = self._new_delta()
+
+    def commit_quorum(self) -> None:
+        """The quorum's changes become the image's (a metadata transaction does not hold them)."""
+        if self.quorum.changed:
+            quorum = self.quorum.apply()
+            self.result.image = replace(self.result.image, quorum=quorum)
+            self.quorum = QuorumDelta(quorum)
+
     def finish(self) -> LoadedImage:
-        if self.pending is not None:  # the image stands where the unfinished transaction began
-            self.result.open_transaction = self.pending_start
-            self.result.image.provenance = self.before_transaction
+        if self.transaction_start is not None:  # the image stands where the unfinished transaction began
+            self.result.open_transaction = self.transaction_start
+        if self.result.image.provenance != self.committed:
+            self.result.image = replace(self.result.image, provenance=self.committed)
         return self.result

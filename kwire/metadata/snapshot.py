@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from kwire.generated import MESSAGES
 from kwire.logs.metadata_log import MetadataSnapshot, SnapshotId, build_snapshot
 from kwire.metadata.image import MetadataImage, QuorumImage
 from kwire.metadata.writer import WrittenImage
@@ -24,9 +23,9 @@ def voters_record(quorum: QuorumImage) -> Any:
     """The quorum's VotersRecord (None for a static quorum)."""
     if quorum.voters is None:
         return None
-    from kwire.generated.voters_record import Endpoint, KRaftVersionFeature, Voter
+    from kwire.generated.voters_record import Endpoint, KRaftVersionFeature, Voter, VotersRecord
 
-    return MESSAGES["VotersRecord"](version=0, voters=[
+    return VotersRecord(version=0, voters=[
         Voter(voter_id=v.id, voter_directory_id=v.directory_id,
               endpoints=[Endpoint(name=n, host=h, port=p) for n, h, p in v.endpoints],
               kraft_version_feature=KRaftVersionFeature(min_supported_version=v.kraft_version.min,

@@ -41,9 +41,8 @@ both (4.2.1's ``BrokerRegistration`` still keeps it).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from uuid import UUID
 
 from kwire.wire.errors import KwireError
 from kwire.features import (
@@ -60,8 +59,25 @@ from kwire.features import (
     release_for,
     validate_level,
 )
-from kwire.generated import MESSAGES
+from kwire.generated import (
+    AccessControlEntryRecord,
+    ClientQuotaRecord,
+    ConfigRecord,
+    DelegationTokenRecord,
+    FeatureLevelRecord,
+    PartitionRecord,
+    ProducerIdsRecord,
+    RegisterBrokerRecord,
+    RegisterControllerRecord,
+    TopicRecord,
+    UserScramCredentialRecord,
+    ZkMigrationStateRecord,
+)
+from kwire.generated.client_quota_record import EntityData
+from kwire.generated.register_broker_record import BrokerEndpoint, BrokerFeature
+from kwire.generated.register_controller_record import ControllerEndpoint, ControllerFeature
 from kwire.logs.metadata_log import MetadataRecord
+from kwire.wire.message import GeneratedStruct
 from kwire.features import java_order as order
 from kwire.metadata.image import (
     CONFIG_RESOURCE_TYPES,
@@ -96,7 +112,8 @@ class Loss:
 
 @dataclass(frozen=True)
 class WriterRelease:
-    """What the Kafka release writing the snapshot does beyond what the level says (listed above)."""
+    """What the Kafka release writing the snapshot does beyond what the level says (listed above;
+    the rules are fields of :class:`kwire.features.releases.KafkaRelease`)."""
 
     release: KafkaRelease
 
@@ -105,28 +122,24 @@ class WriterRelease:
         return self.release.name
 
     @property
-    def is_4x(self) -> bool:
-        return int(self.name.split(".")[0]) >= 4
+    def writes_zk_migration_state(self) -> bool:
+        return self.release.writes_zk_migration_state
 
     @property
-    def writes_zk_migration_state(self) -> bool:
-        """Kafka 3.4 to 3.9 write a ZkMigrationStateRecord from 3.4-IV0 on; 3.3 predates it, 4.x removed it."""
-        return self.name != "3.3" and not self.is_4x
+    def keeps_zk_migration_state(self) -> bool:
+        return self.release.keeps_zk_migration_state
 
     @property
     def writes_kraft_version_feature_record(self) -> bool:
-        """Kafka 4.x skips a FeatureLevelRecord for kraft.version on replay, so its image never holds one."""
-        return not self.is_4x
+        return self.release.writes_kraft_version_feature_record
 
     @property
     def writes_elr_by_feature(self) -> bool:
-        """Kafka 4.x writes ELR when eligible.leader.replicas.version is on; 3.x when the level has it."""
-        return self.is_4x
+        return self.release.writes_elr_by_feature
 
     @property
     def skips_undefined_configs(self) -> bool:
-        """Kafka 4.2.1 skips, on replay, configs it does not define (KAFKA-19851)."""
-        return self.name == "4.2"
+        return self.release.skips_undefined_configs
 
     def check_writes(self, mv: MetadataVersion) -> None:
         if mv.level > self.release.latest_production_level:
@@ -207,11 +220,7 @@ def write_image(image: MetadataImage, target: MetadataVersion | int | str | None
     return WrittenImage(records, options.losses, requested, effective, writer)
 
 
-Written = list[tuple[Any, int]]  # (generated message, version)
-
-
-def _record(_type: str, **fields: Any) -> Any:
-    return MESSAGES[_type](**fields)
+Written = list[tuple[GeneratedStruct, int]]  # (generated record, version)
 
 
 # ---------------------------------------------------------------------------------- features
@@ -229,16 +238,16 @@ def _features(image: MetadataImage, options: _Options) -> Written:
     else:
         _lower_to_dependencies(finalized, options)
         # metadata.version first, at version 0, so any reader learns the level before the rest
-        out.append((_record("FeatureLevelRecord", name=METADATA_VERSION, feature_level=options.mv.level), 0))
+        out.append((FeatureLevelRecord(name=METADATA_VERSION, feature_level=options.mv.level), 0))
         for name in order.sized_copy_order(finalized, order.string_hash):
             if name != METADATA_VERSION:
-                out.append((_record("FeatureLevelRecord", name=name, feature_level=finalized[name]), 0))
+                out.append((FeatureLevelRecord(name=name, feature_level=finalized[name]), 0))
     state = features.zk_migration_state
     if options.release.writes_zk_migration_state and options.mv.is_migration_supported:
-        out.append((_record("ZkMigrationStateRecord", zk_migration_state=state), 0))
+        out.append((ZkMigrationStateRecord(zk_migration_state=state), 0))
     elif state != 0:
         options.handle_loss(f"the ZK Migration state which was {ZK_MIGRATION_STATES[state]}",
-                            kafka_words=not options.release.is_4x)
+                            kafka_words=options.release.keeps_zk_migration_state)
     return out
 
 
@@ -275,48 +284,39 @@ def _lower_to_dependencies(finalized: dict[str, int], options: _Options) -> None
 # ----------------------------------------------------------------------------------- cluster
 
 
-def _endpoints(listeners: dict, cls: Any, arrange: Callable) -> list[Any]:
-    return [cls(name=name, host=listeners[name].host, port=listeners[name].port,
-                security_protocol=listeners[name].security_protocol)
-            for name in arrange(listeners, order.string_hash)]
-
-
-def _supported(features: dict, cls: Any, arrange: Callable) -> list[Any]:
-    return [cls(name=name, min_supported_version=features[name].min, max_supported_version=features[name].max)
-            for name in arrange(features, order.string_hash)]
-
-
 def _cluster(image: MetadataImage, options: _Options) -> Written:
-    from kwire.generated.register_broker_record import BrokerEndpoint, BrokerFeature
-    from kwire.generated.register_controller_record import ControllerEndpoint, ControllerFeature
-
     mv = options.mv
     out: Written = []
     brokers = image.cluster.brokers
     for broker_id in order.sized_copy_order(brokers, order.int_hash):
         broker = brokers[broker_id]
-        fields: dict[str, Any] = dict(
+        listeners, features = broker.listeners, broker.supported_features
+        record = RegisterBrokerRecord(
             broker_id=broker.id, rack=broker.rack, broker_epoch=broker.epoch, incarnation_id=broker.incarnation_id,
             fenced=broker.fenced,
             # BrokerRegistration's constructor copies its listeners into new HashMap<>(size), its features
             # into new HashMap<>(map)
-            end_points=_endpoints(broker.listeners, BrokerEndpoint, order.sized_copy_order),
-            features=_supported(broker.supported_features, BrokerFeature, order.copied_hash_map_order))
+            end_points=[BrokerEndpoint(name=name, host=listeners[name].host, port=listeners[name].port,
+                                       security_protocol=listeners[name].security_protocol)
+                        for name in order.sized_copy_order(listeners, order.string_hash)],
+            features=[BrokerFeature(name=name, min_supported_version=features[name].min,
+                                    max_supported_version=features[name].max)
+                      for name in order.copied_hash_map_order(features, order.string_hash)])
         if broker.in_controlled_shutdown:
             if mv.is_in_controlled_shutdown_state_supported:  # so at every level a 4.x writer writes
-                fields["in_controlled_shutdown"] = True
+                record.in_controlled_shutdown = True
             else:
                 options.handle_loss("the inControlledShutdown state of one or more brokers")
         if broker.is_migrating_zk_broker:
             if mv.is_migration_supported:
-                fields["is_migrating_zk_broker"] = True
+                record.is_migrating_zk_broker = True
             else:
                 options.handle_loss("the isMigratingZkBroker state of one or more brokers")
         if not broker.directories or mv.is_directory_assignment_supported:
-            fields["log_dirs"] = list(broker.directories)
+            record.log_dirs = list(broker.directories)
         else:
             options.handle_loss("the online log directories of one or more brokers")
-        out.append((_record("RegisterBrokerRecord", **fields), options.version("RegisterBrokerRecord")))
+        out.append((record, options.version("RegisterBrokerRecord")))
     controllers = image.cluster.controllers
     if controllers:
         if not mv.is_controller_registration_supported:
@@ -324,11 +324,14 @@ def _cluster(image: MetadataImage, options: _Options) -> Written:
         else:
             for controller_id in order.sized_copy_order(controllers, order.int_hash):
                 c = controllers[controller_id]
-                out.append((_record(
-                    "RegisterControllerRecord", controller_id=c.id, incarnation_id=c.incarnation_id,
-                    zk_migration_ready=c.zk_migration_ready,
-                    end_points=_endpoints(c.listeners, ControllerEndpoint, order.hash_map_order),
-                    features=_supported(c.supported_features, ControllerFeature, order.hash_map_order)),
+                out.append((RegisterControllerRecord(
+                    controller_id=c.id, incarnation_id=c.incarnation_id, zk_migration_ready=c.zk_migration_ready,
+                    end_points=[ControllerEndpoint(name=name, host=c.listeners[name].host, port=c.listeners[name].port,
+                                                   security_protocol=c.listeners[name].security_protocol)
+                                for name in order.hash_map_order(c.listeners, order.string_hash)],
+                    features=[ControllerFeature(name=name, min_supported_version=c.supported_features[name].min,
+                                                max_supported_version=c.supported_features[name].max)
+                              for name in order.hash_map_order(c.supported_features, order.string_hash)]),
                     options.version("RegisterControllerRecord")))
     return out
 
@@ -340,15 +343,16 @@ def _topics(image: MetadataImage, options: _Options) -> Written:
     out: Written = []
     for topic_id in order.hash_tree_order(image.topics.by_id, order.uuid_hash):
         topic = image.topics.by_id[topic_id]
-        out.append((_record("TopicRecord", name=topic.name, topic_id=topic.id), 0))
+        out.append((TopicRecord(name=topic.name, topic_id=topic.id), 0))
         for partition_id in order.hash_map_order(topic.partitions, order.int_hash):
             out.append(_partition_record(topic.id, partition_id, topic.partitions[partition_id], options))
     return out
 
 
-def _partition_record(topic_id: Any, partition_id: int, p: PartitionRegistration, options: _Options) -> tuple[Any, int]:
+def _partition_record(topic_id: UUID, partition_id: int, p: PartitionRegistration,
+                      options: _Options) -> tuple[PartitionRecord, int]:
     mv = options.mv
-    fields: dict[str, Any] = dict(
+    record = PartitionRecord(
         partition_id=partition_id, topic_id=topic_id, replicas=list(p.replicas), isr=list(p.isr),
         removing_replicas=list(p.removing_replicas), adding_replicas=list(p.adding_replicas), leader=p.leader,
         leader_recovery_state=p.leader_recovery_state, leader_epoch=p.leader_epoch, partition_epoch=p.partition_epoch)
@@ -357,16 +361,16 @@ def _partition_record(topic_id: Any, partition_id: int, p: PartitionRegistration
         if writes and mv.is_elr_supported:
             # tagged fields: set only when there is something in them, as Kafka does
             if p.elr:
-                fields["eligible_leader_replicas"] = list(p.elr)
+                record.eligible_leader_replicas = list(p.elr)
             if p.last_known_elr:
-                fields["last_known_elr"] = list(p.last_known_elr)
+                record.last_known_elr = list(p.last_known_elr)
         else:  # not written (4.x below 4.0-IV1: the record cannot carry them, Kafka's write would fail)
             options.handle_loss("the eligible leader replicas of one or more partitions", kafka_words=False)
     if mv.is_directory_assignment_supported:
-        fields["directories"] = list(p.directories)
+        record.directories = list(p.directories)
     elif any(d != DIRECTORY_MIGRATING for d in p.directories):
         options.handle_loss("the directory assignment state of one or more replicas")
-    return _record("PartitionRecord", **fields), options.version("PartitionRecord")
+    return record, options.version("PartitionRecord")
 
 
 # --------------------------------------------------------------------------- configs, quotas
@@ -385,8 +389,8 @@ def _configs(image: MetadataImage, options: _Options) -> Written:
                                f"({', '.join(undefined)})")
                 data = {name: value for name, value in data.items() if name not in undefined}
         for name in order.sized_copy_order(data, order.string_hash):
-            out.append((_record("ConfigRecord", resource_type=resource[0], resource_name=resource[1],
-                                name=name, value=data[name]), 0))
+            out.append((ConfigRecord(resource_type=resource[0], resource_name=resource[1], name=name,
+                                     value=data[name]), 0))
     if skipped:
         options.handle_loss("the configs Kafka 4.2.1 does not define, which it skips on replay: " + ", ".join(skipped),
                             kafka_words=False)
@@ -400,8 +404,6 @@ def _entity_hash(key: frozenset) -> int:
 
 
 def _client_quotas(image: MetadataImage, options: _Options) -> Written:
-    from kwire.generated.client_quota_record import EntityData
-
     out: Written = []
     entities = image.client_quotas.entities
     for key in order.sized_copy_order(entities, _entity_hash):
@@ -410,15 +412,14 @@ def _client_quotas(image: MetadataImage, options: _Options) -> Written:
         entity = [EntityData(entity_type=t, entity_name=parts[t])
                   for t in order.hash_map_order(parts, order.string_hash)]
         for name in order.sized_copy_order(quota.quotas, order.string_hash):
-            out.append((_record("ClientQuotaRecord", entity=entity, key=name, value=quota.quotas[name],
-                                remove=False), 0))
+            out.append((ClientQuotaRecord(entity=entity, key=name, value=quota.quotas[name], remove=False), 0))
     return out
 
 
 def _producer_ids(image: MetadataImage, options: _Options) -> Written:
     if image.next_producer_id < 0:
         return []
-    return [(_record("ProducerIdsRecord", broker_id=-1, broker_epoch=-1, next_producer_id=image.next_producer_id), 0)]
+    return [(ProducerIdsRecord(broker_id=-1, broker_epoch=-1, next_producer_id=image.next_producer_id), 0)]
 
 
 # ---------------------------------------------------------------------- ACLs, SCRAM, tokens
@@ -430,9 +431,10 @@ def _acls(image: MetadataImage, options: _Options) -> Written:
     out: Written = []
     for acl_id in order.hash_map_order(image.acls, order.uuid_hash):
         a = image.acls[acl_id]
-        out.append((_record("AccessControlEntryRecord", id=acl_id, resource_type=a.resource_type,
-                            resource_name=a.resource_name, pattern_type=a.pattern_type, principal=a.principal,
-                            host=a.host, operation=a.operation, permission_type=a.permission_type), 0))
+        out.append((AccessControlEntryRecord(id=acl_id, resource_type=a.resource_type,
+                                             resource_name=a.resource_name, pattern_type=a.pattern_type,
+                                             principal=a.principal, host=a.host, operation=a.operation,
+                                             permission_type=a.permission_type), 0))
     return out
 
 
@@ -444,8 +446,9 @@ def _scram(image: MetadataImage, options: _Options) -> Written:
             users = image.scram[mechanism]
             for user in order.copied_hash_map_order(users, order.string_hash):
                 c = users[user]
-                out.append((_record("UserScramCredentialRecord", name=user, mechanism=mechanism, salt=c.salt,
-                                    stored_key=c.stored_key, server_key=c.server_key, iterations=c.iterations), 0))
+                out.append((UserScramCredentialRecord(name=user, mechanism=mechanism, salt=c.salt,
+                                                      stored_key=c.stored_key, server_key=c.server_key,
+                                                      iterations=c.iterations), 0))
     elif any(image.scram.values()):
         parts = [f"{SCRAM_MECHANISMS[m]}:{', '.join(order.copied_hash_map_order(image.scram[m], order.string_hash))}"
                  for m in sorted(image.scram) if image.scram[m]]
@@ -460,7 +463,7 @@ def _delegation_tokens(image: MetadataImage, options: _Options) -> Written:
         if tokens:
             options.handle_loss("DelegationTokenImage(" + ", ".join(token_ids) + ")")
         return []
-    return [(_record("DelegationTokenRecord", owner=t.owner, requester=t.requester, renewers=list(t.renewers),
-                     issue_timestamp=t.issue_timestamp, max_timestamp=t.max_timestamp,
-                     expiration_timestamp=t.expiration_timestamp, token_id=t.token_id), 0)
+    return [(DelegationTokenRecord(owner=t.owner, requester=t.requester, renewers=list(t.renewers),
+                                   issue_timestamp=t.issue_timestamp, max_timestamp=t.max_timestamp,
+                                   expiration_timestamp=t.expiration_timestamp, token_id=t.token_id), 0)
             for t in (tokens[i] for i in token_ids)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -20,6 +21,8 @@ from kwire.logs.metadata_log import read_snapshot
 from kwire.metadata.image import (
     Acl,
     BrokerRegistration,
+    ClusterImage,
+    ConfigurationsImage,
     ControllerRegistration,
     DelegationToken,
     Endpoint,
@@ -136,11 +139,17 @@ def _broker(**changes) -> BrokerRegistration:
 
 
 def _image(level: int = 21, **parts) -> MetadataImage:
+    # images are frozen: a test's image is built whole, its parts changed with dataclasses.replace
     image = MetadataImage()
-    image.features.metadata_version = level
-    for name, value in parts.items():
-        setattr(image, name, value)
-    return image
+    return replace(image, features=replace(image.features, metadata_version=level), **parts)
+
+
+def _features(image: MetadataImage, **changes) -> MetadataImage:
+    return replace(image, features=replace(image.features, **changes))
+
+
+def _with_topic(image: MetadataImage, topic: TopicImage) -> MetadataImage:
+    return replace(image, topics=replace(image.topics, by_id={**image.topics.by_id, topic.id: topic}))
 
 
 def _image_with_partition(**changes) -> MetadataImage:
@@ -148,9 +157,7 @@ def _image_with_partition(**changes) -> MetadataImage:
                   adding_replicas=(), elr=(), last_known_elr=(), leader=1, leader_recovery_state=0, leader_epoch=0,
                   partition_epoch=0)
     fields.update(changes)
-    image = _image(23)
-    image.topics.by_id[TOPIC] = TopicImage("t", TOPIC, {0: PartitionRegistration(**fields)})
-    return image
+    return _with_topic(_image(23), TopicImage("t", TOPIC, {0: PartitionRegistration(**fields)}))
 
 
 def losses(image: MetadataImage, level: int, release: str | None = None) -> list[str]:
@@ -158,8 +165,7 @@ def losses(image: MetadataImage, level: int, release: str | None = None) -> list
 
 
 def test_loss_feature_flags_below_33_iv0():
-    image = _image()
-    image.features.finalized = {"group.version": 1, "eligible.leader.replicas.version": 1}
+    image = _features(_image(), finalized={"group.version": 1, "eligible.leader.replicas.version": 1})
     assert losses(image, 3) == ["feature flag(s): eligible.leader.replicas.version, group.version"]
     # from 3.3-IV0 the records exist, but Kafka 4.2.1's Feature.validateVersion wants 3.3-IV3 for any
     # level above 0 (and ELR 1 wants 4.0-IV1): kept by Kafka's writer, dropped (and said) by kwire
@@ -182,8 +188,7 @@ def test_a_level_whose_dependency_fails_is_lowered_to_the_highest_that_holds(mon
                                           FeatureLevel("made.up.version", 1, 7),
                                           FeatureLevel("made.up.version", 2, 23, {"metadata.version": 23})), 2)
     monkeypatch.setattr(writer, "FEATURES", {**writer.FEATURES, made_up.name: made_up})
-    image = _image(23)
-    image.features.finalized = {"made.up.version": 2}
+    image = _features(_image(23), finalized={"made.up.version": 2})
     written = write_image(image, 21, release="4.2")
     assert [loss.what for loss in written.losses] == [
         "made.up.version level 2 (made.up.version could not be set to 2 because it depends on metadata.version "
@@ -193,8 +198,7 @@ def test_a_level_whose_dependency_fails_is_lowered_to_the_highest_that_holds(mon
 
 
 def test_loss_zk_migration_state_below_34_iv0():
-    image = _image()
-    image.features.zk_migration_state = 1
+    image = _features(_image(), zk_migration_state=1)
     assert losses(image, 7) == ["the ZK Migration state which was MIGRATION"]
     assert losses(image, 8) == []
     (loss,) = write_image(image, 21, release="4.0").losses  # Kafka 4.x no longer knows the state
@@ -202,30 +206,26 @@ def test_loss_zk_migration_state_below_34_iv0():
 
 
 def test_loss_in_controlled_shutdown_below_33_iv3():
-    image = _image()
-    image.cluster.brokers[1] = _broker(in_controlled_shutdown=True)
+    image = _image(cluster=ClusterImage(brokers={1: _broker(in_controlled_shutdown=True)}))
     assert losses(image, 6) == ["the inControlledShutdown state of one or more brokers"]
     assert losses(image, 7) == []
 
 
 def test_loss_migrating_zk_broker_below_34_iv0():
-    image = _image()
-    image.cluster.brokers[1] = _broker(is_migrating_zk_broker=True)
+    image = _image(cluster=ClusterImage(brokers={1: _broker(is_migrating_zk_broker=True)}))
     assert losses(image, 7) == ["the isMigratingZkBroker state of one or more brokers"]
     assert losses(image, 8) == []
 
 
 def test_loss_broker_log_directories_below_37_iv2():
-    image = _image()
-    image.cluster.brokers[1] = _broker(directories=(DIRECTORY,))
+    image = _image(cluster=ClusterImage(brokers={1: _broker(directories=(DIRECTORY,))}))
     assert losses(image, 16) == ["the online log directories of one or more brokers"]
     assert losses(image, 17) == []
 
 
 def test_loss_controller_registrations_below_37_iv0():
-    image = _image()
-    image.cluster.controllers[3] = ControllerRegistration(3, uuid.UUID(int=3), False,
-                                                          {"CONTROLLER": Endpoint("c", 9093, 0)}, {})
+    image = _image(cluster=ClusterImage(controllers={3: ControllerRegistration(
+        3, uuid.UUID(int=3), False, {"CONTROLLER": Endpoint("c", 9093, 0)}, {})}))
     assert losses(image, 14) == ["controller registration data"]
     assert losses(image, 15) == []
 
@@ -237,29 +237,25 @@ def test_loss_partition_directories_below_37_iv2():
 
 
 def test_loss_scram_credentials_below_35_iv2():
-    image = _image()
     credential = ScramCredential(b"s", b"k", b"v", 4096)
-    image.scram = {1: {"alice": credential}, 2: {"bob": credential}}
+    image = _image(scram={1: {"alice": credential}, 2: {"bob": credential}})
     assert losses(image, 10) == ["ScramImage({SCRAM_SHA_256:alice},{SCRAM_SHA_512:bob},{})"]
     assert losses(image, 11) == []
 
 
 def test_loss_delegation_tokens_below_36_iv2():
-    image = _image()
-    image.delegation_tokens = {"tok": DelegationToken("tok", "User:a", "User:a", (), 1, 3, 2)}
+    image = _image(delegation_tokens={"tok": DelegationToken("tok", "User:a", "User:a", (), 1, 3, 2)})
     assert losses(image, 13) == ["DelegationTokenImage(tok)"]
     assert losses(image, 14) == []
 
 
 def test_acls_are_written_at_every_level():
-    image = _image()
-    image.acls = {uuid.UUID(int=4): Acl(2, "t", 3, "User:a", "*", 3, 3)}
+    image = _image(acls={uuid.UUID(int=4): Acl(2, "t", 3, "User:a", "*", 3, 3)})
     assert [r.name for r in write_image(image, 1).records] == ["AccessControlEntryRecord"]
 
 
 def test_the_loss_sentence_is_kafkas():
-    image = _image()
-    image.cluster.controllers[3] = ControllerRegistration(3, uuid.UUID(int=3), False, {}, {})
+    image = _image(cluster=ClusterImage(controllers={3: ControllerRegistration(3, uuid.UUID(int=3), False, {}, {})}))
     written = write_image(image, "3.6-IV2")
     assert written.loss_sentences() == ["Metadata has been lost because the following could not be represented "
                                         "in metadata.version 3.6-IV2: controller registration data"]
@@ -357,9 +353,8 @@ PARTITION_WITH_ELR = dict(
 def _partition_image(level: int, elr_on: bool, **partition) -> MetadataImage:
     image = _image(level)
     if elr_on:
-        image.features.finalized["eligible.leader.replicas.version"] = 1
-    image.topics.by_id[TOPIC] = TopicImage("t", TOPIC, {0: PartitionRegistration(**partition)})
-    return image
+        image = _features(image, finalized={"eligible.leader.replicas.version": 1})
+    return _with_topic(image, TopicImage("t", TOPIC, {0: PartitionRegistration(**partition)}))
 
 
 def _partition_written(image: MetadataImage, release: str = "4.2"):
@@ -409,8 +404,7 @@ def test_a_4x_writer_writes_elr_by_the_feature_and_reports_what_it_drops():
 
 
 def test_a_4x_writer_leaves_out_a_kraft_version_feature_level_record():
-    image = _image(21)
-    image.features.finalized = {"kraft.version": 1, "group.version": 1}
+    image = _features(_image(21), finalized={"kraft.version": 1, "group.version": 1})
     names = {release: [r.message.name for r in write_image(image, release=release).records
                        if r.name == "FeatureLevelRecord"] for release in ("3.9", "4.0")}
     assert sorted(names["3.9"]) == ["group.version", "kraft.version", "metadata.version"]
@@ -420,13 +414,12 @@ def test_a_4x_writer_leaves_out_a_kraft_version_feature_level_record():
 
 def test_a_42_writer_leaves_out_the_configs_kafka_421_does_not_define():
     # DefaultSupportedConfigChecker (4.2.1): topic, group and client-metrics configs by name, any broker config
-    image = _image(21)
-    image.configs.resources = {
+    image = _image(21, configs=ConfigurationsImage({
         (2, "foo"): {"segment.bytes": "1048576", "message.format.version": "3.0-IV1", "invalid.topic.config": "x"},
         (4, "1"): {"listener.name.EXTERNAL.ssl.keystore.location": "/k", "log.cleaner.threads": "2"},
         (32, "g"): {"consumer.session.timeout.ms": "45000", "invalid.group.config": "y"},
         (16, "m"): {"interval.ms": "1000"},
-    }
+    }))
 
     def configs(release):
         out = write_image(image, release=release)
