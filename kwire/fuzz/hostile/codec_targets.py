@@ -26,7 +26,7 @@ from kwire.network.headers import (
 from kwire.wire.message import GeneratedStruct
 from ...records import RecordsView
 from ..values import case_instance
-from . import corpus
+from .corpus import captured_frames, kraft_record_bodies
 from .json_mutations import mutate_document
 from .record_targets import DECOMPRESSION_CAP, DECOMPRESSION_MEMORY, read_batches
 from .target import NotAnInput, Target
@@ -60,7 +60,7 @@ def captured_bodies() -> dict[tuple[str, int, int], tuple[bytes, ...]]:
     classes = {(cls.MESSAGE_TYPE, cls.API_KEY): cls for cls in messages
                if getattr(cls, "MESSAGE_TYPE", None) in ("request", "response")}
     found: dict[tuple[str, int, int], list[bytes]] = {}
-    for frame in corpus.captured_frames():
+    for frame in captured_frames():
         kind = "request" if frame.direction == "req" else "response"
         cls = classes.get((kind, frame.api_key))
         if cls is None:
@@ -81,7 +81,7 @@ def _message_seeds(cls: Any, version: int) -> list[bytes]:
     kind: str = getattr(cls, "MESSAGE_TYPE", "")
     seeds += captured_bodies().get((kind, cls.API_KEY, version), ())
     if kind == "metadata":
-        seeds += corpus.kraft_record_bodies().get((cls.API_KEY, version), ())
+        seeds += kraft_record_bodies().get((cls.API_KEY, version), ())
     return seeds
 
 

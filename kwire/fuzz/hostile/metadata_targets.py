@@ -21,7 +21,7 @@ from kwire.logs.metadata_log import (
     read_snapshot,
 )
 from ..values import case_instance
-from . import corpus
+from .corpus import corpus_dir, kraft_entries, kraft_record_bodies, split_entries
 from .codec_targets import mutate_json_text
 from .record_inputs import mutate_records, reseal_crcs
 from .record_targets import DECOMPRESSION_MEMORY
@@ -37,7 +37,7 @@ def _value_seeds() -> list[bytes]:
     from kwire.generated import MESSAGES
 
     seeds = []
-    for (api_key, version), bodies in sorted(corpus.kraft_record_bodies().items()):
+    for (api_key, version), bodies in sorted(kraft_record_bodies().items()):
         seeds += [b"\x01" + bytes((api_key, version)) + body for body in bodies[:3] if api_key < 0x80]
     for _, cls in sorted(MESSAGES.items()):
         if getattr(cls, "MESSAGE_TYPE", None) == "metadata":
@@ -56,7 +56,7 @@ def _decode_snapshot(data: bytes) -> None:
 
 
 def _snapshot_seeds() -> list[bytes]:
-    root = corpus.corpus_dir()
+    root = corpus_dir()
     if root is None:
         return []
     return [path.read_bytes() for path in sorted(root.glob("kraft-*/**/*.checkpoint"))]
@@ -67,7 +67,7 @@ def _decode_quorum_state(data: bytes) -> None:
 
 
 def _quorum_state_seeds() -> list[bytes]:
-    root = corpus.corpus_dir()
+    root = corpus_dir()
     found = [] if root is None else [p.read_bytes() for p in sorted(root.glob("kraft-*/**/quorum-state"))]
     return found or [b'{"clusterId":"","leaderId":1,"leaderEpoch":5,"votedId":-1,"appliedOffset":0,'
                      b'"currentVoters":[{"voterId":1}],"data_version":0}']
@@ -88,19 +88,19 @@ IMAGE_SEED_BATCHES = 120
 
 
 def _image_seeds() -> list[bytes]:
-    root = corpus.corpus_dir()
+    root = corpus_dir()
     if root is None:
         return []
     seeds = [path.read_bytes() for path in sorted(root.glob("kraft-*/**/*.checkpoint"))]
     for path in sorted(root.glob("kraft-*/__cluster_metadata-0/*.log")):
-        seeds.append(b"".join(corpus.split_entries(path.read_bytes())[:IMAGE_SEED_BATCHES]))
+        seeds.append(b"".join(split_entries(path.read_bytes())[:IMAGE_SEED_BATCHES]))
     return seeds
 
 
 def metadata_targets() -> list[Target]:
     return [
         Target("metadata:value", _decode_value, _value_seeds, weight=10),
-        Target("metadata:log", _decode_log, lambda: list(corpus.kraft_entries()), weight=15,
+        Target("metadata:log", _decode_log, lambda: list(kraft_entries()), weight=15,
                extra_memory=DECOMPRESSION_MEMORY, mutators=(mutate_records,), fixup=reseal_crcs),
         Target("metadata:snapshot", _decode_snapshot, _snapshot_seeds, weight=5,
                extra_memory=DECOMPRESSION_MEMORY, mutators=(mutate_records,), fixup=reseal_crcs),

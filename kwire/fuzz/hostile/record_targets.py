@@ -18,7 +18,7 @@ import io
 from ...records import BatchReader, Codec, FileBatchReader, RecordBatchBuilder, control_records
 from ...records import build_end_transaction_batch, encode_control_key, encode_end_transaction_marker
 from ...records.control import KRAFT_CONTROL_MESSAGES, decode_control_key, decode_control_value
-from . import corpus
+from .corpus import captured_batches, kraft_entries, legacy_message_sets
 from .record_inputs import mutate_records, reseal_crcs
 from .target import MEMORY_PER_INPUT_BYTE, Target
 
@@ -67,8 +67,8 @@ def _built_batches() -> list[bytes]:
 
 
 def _batch_seeds() -> list[bytes]:
-    seeds = list(corpus.captured_batches()) + list(corpus.kraft_entries())
-    seeds += [*corpus.legacy_message_sets(), *_built_batches()]
+    seeds = list(captured_batches()) + list(kraft_entries())
+    seeds += [*legacy_message_sets(), *_built_batches()]
     if len(seeds) > 1:
         seeds.append(seeds[0] + seeds[-1])  # back-to-back entries of different kinds
     return seeds

@@ -26,7 +26,7 @@ from kwire.network.framing import (
 )
 from kwire.network.headers import read_request_header, read_response_header
 from ..values import case_instance
-from . import corpus
+from .corpus import CapturedFrame, captured_frames, connections
 from .codec_targets import read_message_records
 from .record_targets import DECOMPRESSION_MEMORY
 from .target import NotAnInput, Target
@@ -36,8 +36,8 @@ _CORRELATION = struct.Struct(">i")
 BUILT_FRAMES_PER_API = 3  # frames built from random instances, per api key
 
 
-def _captured(direction: str) -> list[corpus.CapturedFrame]:
-    return [f for f in corpus.captured_frames() if f.direction == direction]
+def _captured(direction: str) -> list[CapturedFrame]:
+    return [f for f in captured_frames() if f.direction == direction]
 
 
 def _built_frames(kind: str) -> list[tuple[int, int, bytes]]:
@@ -128,6 +128,6 @@ def wire_targets() -> list[Target]:
                extra_memory=DECOMPRESSION_MEMORY),
         Target("frame:response", _decode_response_frame, _response_frame_seeds, weight=25,
                extra_memory=DECOMPRESSION_MEMORY),
-        Target("frame:connection", _decode_connection, corpus.connections, weight=10,
+        Target("frame:connection", _decode_connection, connections, weight=10,
                extra_memory=DECOMPRESSION_MEMORY),
     ]
