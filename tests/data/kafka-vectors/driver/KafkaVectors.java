@@ -8,10 +8,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.protocol.Readable;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
 
 import java.io.File;
 import java.lang.reflect.Method;
@@ -20,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -45,7 +50,7 @@ public final class KafkaVectors {
     private static ObjectNode vector(JsonNode testCase, String source) throws Exception {
         String name = testCase.get("message").asText();
         short version = (short) testCase.get("version").asInt();
-        JsonNode input = testCase.get("json");
+        JsonNode input = withRecordSets(testCase.get("json").deepCopy());
         String where = name + " v" + version + " (" + testCase.get("why").asText() + ")";
 
         Class<?> dataClass = Class.forName(PACKAGE + name + "Data");
@@ -77,6 +82,37 @@ public final class KafkaVectors {
         }
         out.put("source", source);
         return out;
+    }
+
+    // A text "@records magic=M" in a case stands for a real message set: two records written by
+    // Kafka's MemoryRecords at that magic (0 and 1 are the formats Produce v0-2 and Fetch v0-3
+    // carry), no compression, base offset 0; replaced by its base64 before Kafka's reader sees it.
+    private static JsonNode withRecordSets(JsonNode node) {
+        if (node.isTextual() && node.asText().startsWith("@records magic=")) {
+            byte magic = Byte.parseByte(node.asText().substring("@records magic=".length()));
+            MemoryRecords records = MemoryRecords.withRecords(magic, 0L, Compression.NONE,
+                new SimpleRecord(1700000000000L, "key-1".getBytes(StandardCharsets.UTF_8),
+                    "value-1".getBytes(StandardCharsets.UTF_8)),
+                new SimpleRecord(1700000000001L, null, "value-2".getBytes(StandardCharsets.UTF_8)));
+            ByteBuffer buffer = records.buffer();
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.get(bytes);
+            return new TextNode(Base64.getEncoder().encodeToString(bytes));
+        }
+        if (node.isObject()) {
+            ObjectNode object = (ObjectNode) node;
+            List<String> names = new ArrayList<>();
+            object.fieldNames().forEachRemaining(names::add);
+            for (String name : names) {
+                object.set(name, withRecordSets(object.get(name)));
+            }
+        } else if (node.isArray()) {
+            ArrayNode array = (ArrayNode) node;
+            for (int i = 0; i < array.size(); i++) {
+                array.set(i, withRecordSets(array.get(i)));
+            }
+        }
+        return node;
     }
 
     private static byte[] serialize(Message message, short version) {
