@@ -10,7 +10,10 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 TAG="${KAFKA_TAG:-3.8.0}"
 KAFKA_GIT="${KAFKA_GIT:-/work/.mirror/apache+kafka/repo}"
 JARS_DIR="${JARS_DIR:-$(python3 -c 'import pyspark, os; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))' 2>/dev/null || echo /work/main/.venv/lib/python3.11/site-packages/pyspark/jars)}"
-BUILD="${BUILD:-$(mktemp -d -t kafka-vectors.XXXXXX)}"
+if [ -z "${BUILD:-}" ]; then
+    BUILD="$(mktemp -d -t kafka-vectors.XXXXXX)"
+    trap 'rm -rf "$BUILD"' EXIT
+fi
 OUT="${OUT:-$HERE/../$TAG/vectors.json}"
 
 CP="$(ls "$JARS_DIR"/jackson-core-*.jar "$JARS_DIR"/jackson-databind-*.jar "$JARS_DIR"/jackson-annotations-*.jar \
