@@ -19,7 +19,15 @@ from typing import Any
 from uuid import UUID
 
 from .errors import DecodeError, join_path
-from .message import UNKNOWN_TAGS_KEY, FieldInfo, GeneratedStruct
+from .field_info import FieldInfo
+from .keyed_list import KeyedList
+
+# Key of Kafka's JSON form under which kwire keeps unknown tagged fields (tag -> base64 payload).
+UNKNOWN_TAGS_KEY = "_unknownTaggedFields"
+
+# A generated struct or its class. Not imported: GeneratedStruct.to_dict/from_dict call this module,
+# which reads a struct only through its FIELDS.
+Struct = Any
 
 _INT_RANGES = {
     "int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1),
@@ -45,7 +53,7 @@ def _is_default(info: FieldInfo, value: Any) -> bool:
 
 # --- to JSON ------------------------------------------------------------------------------------
 
-def struct_to_dict(obj: GeneratedStruct, version: int) -> dict[str, Any]:
+def struct_to_dict(obj: Struct, version: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for info in obj.FIELDS:
         if not info.present(version):
@@ -82,7 +90,7 @@ def _value_to_json(info: FieldInfo, type_name: str, value: Any, version: int) ->
 
 # --- from JSON ----------------------------------------------------------------------------------
 
-def struct_from_dict(cls: type[GeneratedStruct], data: Any, version: int, path: str = "") -> Any:
+def struct_from_dict(cls: type[Struct], data: Any, version: int, path: str = "") -> Any:
     if not isinstance(data, dict):
         raise DecodeError(f"expected a JSON object for {cls.NAME}, got {type(data).__name__}", path=path)
     known = {info.json_name: info for info in cls.FIELDS}
@@ -132,8 +140,6 @@ def _value_from_json(info: FieldInfo, type_name: str, value: Any, version: int, 
         element = type_name[2:]
         items = [_value_from_json(info, element, item, version, f"{path}[{i}]") for i, item in enumerate(value)]
         if info.struct is not None and info.struct._MAP_KEYS:
-            from .message import KeyedList
-
             return KeyedList(items)
         return items
     if info.struct is not None and type_name == info.struct.NAME:
