@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.generator.test_history_merge import RESTORED
 from tests.paths import KAFKA_421_DEFINITIONS
 from tests.paths import MESSAGE_DEFS as DEFS_DIR
 UPSTREAM_DIR = Path(str(importlib.resources.files("kafka.protocol.schemas") / "resources"))
@@ -211,7 +212,7 @@ def first_difference(ours, theirs, path: str = "") -> str | None:
 
 #: Versions Kafka 4.0 removed (KIP-896) that kwire ships again, as Kafka 3.8.0 spoke them; each
 #: restored version is proven against 3.8.0's definition in tests/generator/test_history_merge.py.
-RESTORED_FROM_380 = {"ProduceRequest", "ProduceResponse", "FetchRequest", "FetchResponse"}
+RESTORED_FROM_380 = set(RESTORED)
 
 
 def compare_definitions(ours: dict, theirs: dict) -> list[str]:
