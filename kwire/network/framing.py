@@ -59,7 +59,12 @@ class CorrelationError(DecodeError):
 # --- which classes carry which api key --------------------------------------------------------
 
 class ApiRegistry:
-    """Api key -> (request class, response class), from a set of generated message classes."""
+    """Api key -> (request class, response class), from a set of generated message classes.
+
+    A class kept under an API's former name covers some of the versions of the class with the
+    current name (ListClientMetricsResourcesRequest is API 74 v0, ListConfigResourcesRequest v0-1):
+    the current one, whose versions include the other's, takes the api key. Two classes of one key
+    where neither covers the other's versions (or both cover the same) are refused."""
 
     def __init__(self, messages: Iterable[Any]) -> None:
         requests: dict[int, Any] = {}
@@ -69,8 +74,12 @@ class ApiRegistry:
             table = requests if kind == "request" else responses if kind == "response" else None
             if table is None:
                 continue
-            if cls.API_KEY in table:
-                raise SchemaError(f"two {kind}s with api key {cls.API_KEY}: {table[cls.API_KEY].NAME}, {cls.NAME}")
+            other = table.get(cls.API_KEY)
+            if other is not None:
+                if _covers(other, cls):
+                    continue
+                if not _covers(cls, other):
+                    raise SchemaError(f"two {kind}s with api key {cls.API_KEY}: {other.NAME}, {cls.NAME}")
             table[cls.API_KEY] = cls
         unpaired = set(requests) ^ set(responses)
         if unpaired:
@@ -101,6 +110,12 @@ class ApiRegistry:
             return self._responses[api_key]
         except KeyError:
             raise UnknownApiKeyError(api_key) from None
+
+
+def _covers(wider: Any, narrower: Any) -> bool:
+    """Whether ``wider``'s versions strictly include ``narrower``'s (a former name of its API)."""
+    (low, high), (inner_low, inner_high) = wider.VALID_VERSIONS, narrower.VALID_VERSIONS
+    return low <= inner_low <= inner_high <= high and (low, high) != (inner_low, inner_high)
 
 
 @lru_cache(maxsize=1)

@@ -5,8 +5,10 @@ exception is ControlledShutdown v0, whose header is v0 (no client id). A respons
 ResponseHeader v1 when its version is flexible, else v0; ApiVersionsResponse always uses v0, so a
 client can read the error of an ApiVersions request newer than the broker (KIP-511).
 
-The generated RequestHeader only knows versions 1-2 (Kafka 4.0 dropped v0 from the definition),
-so header v0 is read and written here: it is just the three fixed fields.
+Header v0 (Kafka 4.0 dropped it; kwire's definition has it again as Kafka 3.8.0 spoke it) is read
+and written here: it is just the three fixed fields. 3.8.0's ClientId was ignorable, so a header
+with a client id is written at v0 without it, as Kafka's Java client did; the generated class,
+which follows 4.x (ClientId not ignorable), would refuse that.
 """
 from __future__ import annotations
 

@@ -41,3 +41,20 @@ def test_a_disagreement_is_refused_with_exit_1_and_nothing_written(tmp_path, cap
 def test_unreadable_input_exits_2(tmp_path, capsys):
     assert main(["merge-versions", str(tmp_path / "missing.json"), str(OLDER), "--out", str(tmp_path / "x")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_a_field_only_the_older_release_has_is_restored_and_said(tmp_path, capsys):
+    newer = KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients" / "ListOffsetsResponse.json"
+    older = KAFKA_DEFINITIONS / "history" / "ListOffsetsResponse@771b9576b00e.json"
+    out = tmp_path / "ListOffsetsResponse.json"
+    assert main(["merge-versions", str(newer), str(older), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        "  Topics.Partitions.OldStyleOffsets: only the older release has this field; restored at v0"]
+    assert "Topics.Partitions.OldStyleOffsets (v0)" in out.read_text().splitlines()[2]
+    merged = load_file(out)
+    assert wire_layout(merged, 0) == wire_layout(load_file(older, old_format=True), 0)
+    assert wire_layout(merged, 1) == wire_layout(load_file(newer), 1)
+    again = tmp_path / "again.json"
+    assert main(["merge-versions", str(newer), str(older), "--out", str(again), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["restoredFields"] == [
+        {"field": "Topics.Partitions.OldStyleOffsets", "versions": "0"}]

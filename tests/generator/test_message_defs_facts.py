@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.generator.test_history_merge import RESTORED
 from tests.paths import KAFKA_421_DEFINITIONS
 from tests.paths import MESSAGE_DEFS as DEFS_DIR
 UPSTREAM_DIR = Path(str(importlib.resources.files("kafka.protocol.schemas") / "resources"))
@@ -211,7 +212,7 @@ def first_difference(ours, theirs, path: str = "") -> str | None:
 
 #: Versions Kafka 4.0 removed (KIP-896) that kwire ships again, as Kafka 3.8.0 spoke them; each
 #: restored version is proven against 3.8.0's definition in tests/generator/test_history_merge.py.
-RESTORED_FROM_380 = {"ProduceRequest", "ProduceResponse", "FetchRequest", "FetchResponse"}
+RESTORED_FROM_380 = set(RESTORED)
 
 
 def compare_definitions(ours: dict, theirs: dict) -> list[str]:
@@ -531,6 +532,9 @@ NOT_IN_421 = {
     "ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue",  # Kafka 4.0's, removed in 4.1
     "UnregisterControllerRecord",  # KIP-1312, after 4.2
     "ControlRecordTypeSchema", "AbortedTxn",  # record-data schemas, after 4.2 (kio 0.6.5 has the first)
+    # API 74 v0 under its 3.7-4.0 name (4.1 renamed it ListConfigResources); proven against 3.8.0's
+    # definition and 4.2.1's ListConfigResources v0 in tests/generated/test_former_names.py
+    "ListClientMetricsResourcesRequest", "ListClientMetricsResourcesResponse",
 }
 #: Message-level facts that may be wider than 4.2.1's: versions and listeners that Kafka 4.x
 #: retired (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown, AlterPartition v0-1,

@@ -69,8 +69,8 @@ def test_versions_kio_lacks_are_few_and_known():
     # The comparison above must not quietly shrink. kio 0.6.5 is built from Kafka 4.x, which retired
     # ControlledShutdown, LeaderAndIsr, StopReplica and UpdateMetadata (checked by hand below) and,
     # with KIP-896, the oldest
-    # versions of AlterPartition and the delegation-token APIs (and of Produce and Fetch, which kwire
-    # restored from Kafka 3.8.0: message_defs/README.md); BrokerRegistration v5 and
+    # versions of AlterPartition and the delegation-token APIs (and of Produce, Fetch and the other
+    # APIs whose versions kwire restored from Kafka 3.8.0: message_defs/README.md); BrokerRegistration v5 and
     # AddRaftVoterResponse v2 are newer than kio.
     missing = {f"{cls.NAME}-v{version}" for cls, kind, version in all_versions()
                if kio_header_version(cls.API_KEY, version, kind) is None}
@@ -84,6 +84,11 @@ def test_versions_kio_lacks_are_few_and_known():
         | {f"{api}DelegationToken{kind}-v0" for api in ("Create", "Describe", "Expire") for kind in both}
         | {f"Produce{kind}-v{v}" for kind in both for v in range(3)}
         | {f"Fetch{kind}-v{v}" for kind in both for v in range(4)}
+        | {f"{api}{kind}-v0" for kind in both for api in (
+            "AlterReplicaLogDirs", "CreateAcls", "DeleteAcls", "DeleteTopics", "DescribeAcls", "DescribeConfigs",
+            "DescribeLogDirs", "ListOffsets", "OffsetFetch", "RenewDelegationToken", "WriteTxnMarkers")}
+        | {f"{api}{kind}-v{v}" for kind in both for api in ("CreateTopics", "OffsetCommit", "OffsetForLeaderEpoch")
+           for v in range(2)}
         | {"BrokerRegistrationRequest-v5", "BrokerRegistrationResponse-v5", "AddRaftVoterResponse-v2"})
 
 

@@ -159,21 +159,3 @@ def test_a_4_2_broker_without_the_produce_rule_matches_nothing():
     match = release_range(triples(BROKER_API_VERSIONS[(4, 2)]), parse_tables(raw))
     assert not match.matched and match.nearest == "4.2.1"
     assert [str(d) for d in match.differences] == ["Produce (0): broker v0-13, release v3-13"]
-
-
-def test_the_pairs_the_readme_says_kwire_lacks_are_the_ones_it_lacks():
-    # README "Which versions kwire speaks": every (api, version) a covered release spoke that the
-    # shipped definitions do not have
-    from kwire.generator.loader import builtin_definitions_dir, load_definitions
-
-    shipped = {m.api_key: m.valid_versions for m in load_definitions([builtin_definitions_dir()])
-               if m.type == "request" and m.api_key is not None}
-    missing = {(key, version) for release in release_tables().releases
-               for key, (_, low, high, _) in release.apis.items() for version in range(low, high + 1)
-               if key not in shipped or version not in shipped[key]}
-    names = {key: entry[0] for release in release_tables().releases for key, entry in release.apis.items()}
-    assert sorted((names[key], version) for key, version in missing) == [
-        ("AlterReplicaLogDirs", 0), ("CreateAcls", 0), ("CreateTopics", 0), ("CreateTopics", 1),
-        ("DeleteAcls", 0), ("DeleteTopics", 0), ("DescribeAcls", 0), ("DescribeConfigs", 0),
-        ("DescribeLogDirs", 0), ("ListOffsets", 0), ("OffsetCommit", 0), ("OffsetCommit", 1), ("OffsetFetch", 0),
-        ("OffsetForLeaderEpoch", 0), ("OffsetForLeaderEpoch", 1), ("RenewDelegationToken", 0), ("WriteTxnMarkers", 0)]

@@ -4,10 +4,11 @@ NEWER's definition with the versions it no longer has restored from OLDER's (an 
 proven before anything is written: every version of the result lays out its bytes as the release
 it came from did (:mod:`kwire.generator.history_merge`). NEWER and OLDER are each a definition
 file or ``git:REV:PATH`` (the repository around the current directory, or ``$GIT_DIR``), so the
-merge is reproducible from Kafka's release tags.
+merge is reproducible from Kafka's release tags. Fields only OLDER has (removed together with the
+old versions) come back at those versions alone; the output names each.
 
 Exit codes: 0 merged, proven and written; 1 refused (the proof failed, or a field the merge cannot
-restore yet; each named with its version); 2 unreadable input or bad usage.
+restore, such as a tagged one; each named with its version); 2 unreadable input or bad usage.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from kwire.generator import jsonc
 from kwire.generator.errors import DefinitionError, Problem
-from kwire.generator.history_merge import merge_and_prove
+from kwire.generator.history_merge import fields_only_older, merge_and_prove
 from kwire.generator.loader import load_text
 from kwire.wire.errors import KwireError
 from kwire.wire.files import atomic_write
@@ -75,19 +76,26 @@ def run(args: argparse.Namespace) -> int:
     low = newer.valid_versions.lowest
     first = merged.valid_versions.lowest
     restored = f"v{first}" if first == low - 1 else f"v{first}-{low - 1}"
+    only_older = fields_only_older(raw, newer_raw)
     header = (f"// Merged by kwire merge-versions: {args.newer} (v{newer.valid_versions.lowest}-"
               f"{newer.valid_versions.highest}) with {restored} restored from "
               f"{args.older};\n// every version proven to lay out the bytes of the release it came from.\n")
+    if only_older:
+        header += ("// Fields only the older release has, restored at its versions: "
+                   + ", ".join(f"{path} (v{versions})" for path, versions in only_older) + ".\n")
     try:
         atomic_write(args.out, header + json.dumps(raw, indent=2) + "\n", force=args.force)
     except KwireError as exc:
         print(f"kwire merge-versions: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        json.dump({"merged": True, "out": args.out, "validVersions": raw["validVersions"], "restored": restored},
+        json.dump({"merged": True, "out": args.out, "validVersions": raw["validVersions"], "restored": restored,
+                   "restoredFields": [{"field": path, "versions": versions} for path, versions in only_older]},
                   sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif not args.quiet:
         print(f"{merged.name}: {restored} restored, v{merged.valid_versions.lowest}-{merged.valid_versions.highest} "
               f"proven, written to {args.out}")
+        for path, versions in only_older:
+            print(f"  {path}: only the older release has this field; restored at v{versions}")
     return 0
