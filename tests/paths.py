@@ -14,3 +14,4 @@ KRAFT_390 = DATA / "kraft-ichwansh03-kafka-migration-log4j2"  # a Kafka 3.9.0 no
 KAFKA_DEFINITIONS = DATA / "kafka-definitions"  # Apache Kafka's own definition files, unmodified
 KAFKA_421_DEFINITIONS = KAFKA_DEFINITIONS / "kafka-4.2.1"  # every definition directory of Kafka 4.2.1
 KAFKA_JSON = DATA / "kafka-json"  # Kafka's JSON form and record batches, written by Kafka's classes
+KAFKA_RECORD_SCHEMA = DATA / "kafka-record-schema" / "DefaultRecord-schema.txt"  # Kafka's record layout, its words
