@@ -112,7 +112,7 @@ class ObjectTarget:
         return []
 
     def no_headers(self) -> Lines:
-        return ["headers = []"]
+        return ["headers: list[tuple[str, bytes | None]] = []"]
 
     def read_headers(self) -> Lines:
         return ["headers = []",
@@ -439,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{verb}: {path}")
         if not stale:
             print("record decoders: up to date")
-    if stale:
+    if ColumnTarget.path in stale and not args.check:
         print("then rebuild the compiled decoder: python -m kwire.generator.native_records", file=sys.stderr)
     return 1 if stale and args.check else 0
 

@@ -140,7 +140,7 @@ def read_records(
             # -- headers
             if data[pos] == 0:  # no headers: the usual case
                 pos += 1
-                headers = []
+                headers: list[tuple[str, bytes | None]] = []
             else:
                 count_pos = pos
                 header_count, pos = read_zigzag(data, pos, end, False, report_base)
