@@ -187,7 +187,7 @@ class ColumnTarget:
         return ["while n < count:"]
 
     def keeps(self, field: Field) -> bool:
-        return field.kind is not Kind.INT8  # attributes: no bit of a record's is defined
+        return field.kind is not Kind.INT8  # a record's attributes: Kafka defines none of their bits
 
     def int8(self, field: Field) -> Lines:
         raise AssertionError(f"{field.name} is not kept")
