@@ -248,3 +248,62 @@ def test_the_cycle_check_sees_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
     assert import_cycles(graph) == [{"a", "b", "c"}, {"e"}]
     assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+# --- one description of the record layout (issue 23, section 3) -------------------------------
+
+
+def inline_varint_lines(tree: ast.AST) -> list[int]:
+    """Lines that decode a varint by hand: a zigzag step (``(x >> 1) ^ -(x & 1)``) or two 7-bit
+    groups joined (``(b & 0x7F) | (c << 7)``)."""
+    def is_op(node, op, right=None):
+        return (isinstance(node, ast.BinOp) and isinstance(node.op, op)
+                and (right is None or isinstance(node.right, ast.Constant) and node.right.value == right))
+
+    found = []
+    for node in ast.walk(tree):
+        zigzag = (is_op(node, ast.BitXor) and is_op(node.left, ast.RShift, 1)
+                  and isinstance(node.right, ast.UnaryOp) and isinstance(node.right.op, ast.USub)
+                  and is_op(node.right.operand, ast.BitAnd, 1))
+        groups = is_op(node, ast.BitOr) and is_op(node.left, ast.BitAnd, 0x7F) and is_op(node.right, ast.LShift, 7)
+        if zigzag or groups:
+            found.append(node.lineno)
+    return found
+
+
+def generated_lines(text: str) -> set[int]:
+    """Line numbers inside the regions kwire.generator.record_decoders writes."""
+    from kwire.generator.record_decoders import BEGIN, END
+
+    inside, lines = False, set()
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip() == BEGIN:
+            inside = True
+        elif line.strip() == END:
+            inside = False
+        elif inside:
+            lines.add(number)
+    return lines
+
+
+def test_records_are_decoded_by_hand_only_in_the_generated_decoders():
+    # Both record decoders are emitted from generator/record_layout.py; a record layout or an
+    # unrolled varint written by hand elsewhere is the duplication issue 23 removed. The
+    # generated message codecs (the emitter's output) and the varint module are the other owners.
+    offenders, seen = [], 0
+    for module, path in modules():
+        if module == VARINT_MODULE or part(module) == "generated":
+            continue
+        text = path.read_text()
+        lines = inline_varint_lines(ast.parse(text, str(path)))
+        allowed = generated_lines(text)
+        seen += len([line for line in lines if line in allowed])
+        offenders += [(module, line) for line in lines if line not in allowed]
+    assert not offenders, f"hand-written varint decoding outside the generated record decoders: {offenders}"
+    assert seen == 2 * 3 * 5, "the check finds the five inline varints of both record decoders"
+
+
+def test_the_inline_varint_check_sees_a_hand_written_one():
+    unrolled = "b = data[pos]\nif b < 0x80:\n    n = (b >> 1) ^ -(b & 1)\nelse:\n    b = (b & 0x7F) | (c << 7)\n"
+    assert inline_varint_lines(ast.parse(unrolled)) == [3, 5]
+    assert inline_varint_lines(ast.parse("x = (a >> 2) ^ -(a & 1)\ny = (a & 0x3F) | (c << 7)\n")) == []
