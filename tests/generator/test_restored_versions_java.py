@@ -30,6 +30,7 @@ import pytest
 import kwire.generated as generated
 from kwire.cli.main import main
 from kwire.generator import jsonc
+from tests.kafka_json import records_as_kafka_writes_them
 from tests.optional import need_module
 from tests.paths import KAFKA_421_DEFINITIONS, KAFKA_VECTORS
 
@@ -75,23 +76,6 @@ def restored_pairs() -> set[tuple[str, int]]:
 
 
 CHECKED = sorted(pair for pair in BY_PAIR if kwire_has(*pair))
-
-
-def records_as_kafka_writes_them(mine: Any, sized: Any) -> Any:
-    """kwire's JSON with each ``records`` field as Kafka's converter writes it (``""``), after
-    checking that kwire's bytes there are as many as Kafka's ``recordsSizeInBytes`` says."""
-    if isinstance(mine, list):
-        return [records_as_kafka_writes_them(m, s) for m, s in zip(mine, sized, strict=True)]
-    if not isinstance(mine, dict):
-        return mine
-    out = {}
-    for key, value in mine.items():
-        if key == "records" and value is not None:
-            assert len(base64.b64decode(value, validate=True)) == sized["recordsSizeInBytes"]
-            out[key] = ""
-        else:
-            out[key] = records_as_kafka_writes_them(value, sized[key])
-    return out
 
 
 # --- the vectors themselves ---------------------------------------------------------------------

@@ -7,7 +7,6 @@ kwire writes the bytes, so records are compared by their size and by what Kafka 
 """
 from __future__ import annotations
 
-import base64
 import json
 import re
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 import kwire.generated as generated
+from tests.kafka_json import records_as_kafka_writes_them
 from tests.paths import KAFKA_JSON
 
 CASES = json.loads((KAFKA_JSON / "messages.json").read_text(encoding="utf-8"))
@@ -23,23 +23,6 @@ CASES = json.loads((KAFKA_JSON / "messages.json").read_text(encoding="utf-8"))
 def case_id(case: dict[str, Any]) -> str:
     why = re.sub(r"[^A-Za-z0-9]+", "_", case["why"].split(";")[0]).strip("_")
     return f"{case['message']}-v{case['version']}-{why}"
-
-
-def records_as_kafka_writes_them(mine: Any, sized: Any) -> Any:
-    """kwire's dict with each ``records`` field as Kafka's converter writes it (``""``), after checking
-    that the bytes kwire put there are as many as Kafka's ``recordsSizeInBytes`` says."""
-    if isinstance(mine, list):
-        return [records_as_kafka_writes_them(m, s) for m, s in zip(mine, sized, strict=True)]
-    if not isinstance(mine, dict):
-        return mine
-    out = {}
-    for key, value in mine.items():
-        if key == "records" and value is not None:
-            assert len(base64.b64decode(value, validate=True)) == sized["recordsSizeInBytes"]
-            out[key] = ""
-        else:
-            out[key] = records_as_kafka_writes_them(value, sized[key])
-    return out
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
