@@ -57,6 +57,9 @@ class PurePython:
     # Struct fields whose default is a new struct get it from a property on first read (compiled
     # classes, which have no __getattr__ fallback; pure readers leave such fields unset instead).
     struct_defaults_on_first_read = False
+    # A nullable compact array between two fixed-width runs, when null or empty, is read with them
+    # in one struct call (ops.EmptyArrayBridge); compiled code reads runs with integer readers.
+    bridges_empty_arrays = True
 
     def omitted(self, struct: str | None) -> str:
         """The default of a constructor parameter (an array, or a ``struct``) whose definition's
@@ -149,6 +152,7 @@ class Compiled(PurePython):
     # A FetchResponse partition has three tagged structs, rarely sent: making their defaults in
     # every decoded partition cost a third of its decode.
     struct_defaults_on_first_read = True
+    bridges_empty_arrays = False
 
     def omitted(self, struct: str | None) -> str:
         # mypyc checks a parameter's default against its type, so DEFAULT (typed Any) would fail
