@@ -699,11 +699,11 @@ class StructArray(ArrayOp):
         return "KeyedList" if self.keyed else "list"
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
-        empty = "KeyedList()" if self.keyed else "[]"
         rows = flavour.read_rows(self) if self.rows else None
-        return [f"{self.items}: {self.container}[{self.layout.struct.name}] = {empty}",
+        new_items, result = flavour.collect_elements(self)
+        return [*new_items,
                 *(rows if rows is not None else self.read_one_by_one()),
-                f"{self.value(obj)} = {self.items}"]
+                f"{self.value(obj)} = {result}"]
 
     @property
     def loop_index(self) -> str:
