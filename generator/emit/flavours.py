@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 INTEGER_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_int16", "uint16": "read_uint16",
                    "int32": "read_int32", "uint32": "read_uint32", "int64": "read_int64"}
 
+# Short arrays of integers the compiled flavour reads as a list display, by count.
+SHORT_DISPLAY = 3
+
 # The readers generated code calls in hot loops (kwire.wire.struct_base, re-exported by primitives).
 HOT_READERS = ("read_count", "read_length", "read_tag_count", "read_tag_header", "read_uuid")
 
@@ -207,7 +210,12 @@ class Compiled(PurePython):
         reader = INTEGER_READERS.get(op.element)
         if reader is None:
             return super().read_short_fixed_array(op)
-        return f"[{reader}(buf, pos + 1 + {op.width} * k) for k in range({op.count})]"
+        # Up to SHORT_DISPLAY elements (replicas, in-sync replicas) as a list display: mypyc makes
+        # it at its size and stores each item, where a comprehension appends (and grows) element
+        # by element and does the index arithmetic in tagged ints.
+        displays = [f"[{', '.join(f'{reader}(buf, pos + {1 + op.width * k})' for k in range(n))}] if {op.count} == {n}"
+                    for n in range(1, SHORT_DISPLAY + 1)]
+        return " else ".join(displays + [f"[{reader}(buf, pos + 1 + {op.width} * k) for k in range({op.count})]"])
 
     def read_rows(self, op: StructArray) -> Lines | None:
         layout, item = op.layout, op.item
