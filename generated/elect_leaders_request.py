@@ -23,6 +23,7 @@ _unpack_ElectLeadersRequest_timeout_ms = struct.Struct(">i").unpack_from
 _pack_ElectLeadersRequest_timeout_ms = struct.Struct(">i").pack
 _unpack_ElectLeadersRequest_election_type = struct.Struct(">b").unpack_from
 _pack_ElectLeadersRequest_election_type = struct.Struct(">b").pack
+_unpack_ElectLeadersRequest_election_type_to_timeout_ms = struct.Struct(">bBi").unpack_from
 _unpack_int32s = _w.UNPACK_ARRAY["i"]
 _pack_int32s = _w.PACK_ARRAY["i"]
 
@@ -458,71 +459,77 @@ def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
     index = 0
     size = len(buf)
     try:
-        field = "election_type"
-        (request.election_type,) = _unpack_ElectLeadersRequest_election_type(buf, pos)
-        pos += 1
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
-        else:
-            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_partitions_n, pos = _w.read_count(buf, pos, True)
-            if topic_partitions_n < 0:
+        if pos + 6 <= size and buf[pos + 1] <= 1:  # the usual case: topic_partitions null or empty, read with the runs around it
+            request.election_type, topic_partitions_byte, request.timeout_ms = _unpack_ElectLeadersRequest_election_type_to_timeout_ms(buf, pos)
+            if topic_partitions_byte == 0:  # null
                 request.topic_partitions = None
-            elif topic_partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            pos += 6
+        else:
+            field = "election_type"
+            (request.election_type,) = _unpack_ElectLeadersRequest_election_type(buf, pos)
+            pos += 1
+            field = "topic_partitions[]"
+            index = -1  # no element yet: an error in the count names the array itself
+            topic_partitions_n = buf[pos] - 1
+            if topic_partitions_n == 0:  # empty: a count byte of 1
+                pos += 1  # the field is left unset
             else:
-                topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-                for topic_partitions_index in range(topic_partitions_n):
-                    try:
-                        topic_partitions_item = blank_instance(TopicPartitions)
-                        field = "topic"
-                        topic_n = buf[pos]  # the length + 1
-                        if topic_n == 1:  # the empty string
-                            topic_partitions_item.topic = ""
-                            pos += 1
-                        else:
-                            topic_end = pos + topic_n
-                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                topic_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                                pos = topic_end
+                if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                    pos += 1
+                else:
+                    topic_partitions_n, pos = _w.read_count(buf, pos, True)
+                if topic_partitions_n < 0:
+                    request.topic_partitions = None
+                elif topic_partitions_n == 0:  # no element: no loop to set up
+                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                else:
+                    topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
+                    for topic_partitions_index in range(topic_partitions_n):
+                        try:
+                            topic_partitions_item = blank_instance(TopicPartitions)
+                            field = "topic"
+                            topic_n = buf[pos]  # the length + 1
+                            if topic_n == 1:  # the empty string
+                                topic_partitions_item.topic = ""
+                                pos += 1
                             else:
-                                topic_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                topic_end = pos + topic_n
+                                if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                    topic_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                    pos = topic_end
                                 else:
-                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_partitions[]", topic_partitions_index
-                        raise failure from None
-                    topic_partitions_items.append(topic_partitions_item)
-                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-                request.topic_partitions = topic_partitions_items
-        field = "timeout_ms"
-        (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
-        pos += 4
+                                    topic_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            field = "partitions"
+                            partitions_n = buf[pos] - 1
+                            if partitions_n == 0:  # empty: a count byte of 1
+                                pos += 1  # the field is left unset
+                            else:
+                                partitions_end = pos + 1 + partitions_n * 4
+                                if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                    topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partitions_end
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                    if partitions_n < 0:
+                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                    else:
+                                        topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                            field = "(tagged fields)"
+                            if buf[pos] == 0:
+                                pos += 1
+                                topic_partitions_item.unknown_tagged_fields = ()
+                            else:  # tags these versions do not know, kept as they came
+                                topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                        except _w.DECODE_FAILURES as error:
+                            failure = _w.decode_failure(error, field, index, pos)
+                            field, index = "topic_partitions[]", topic_partitions_index
+                            raise failure from None
+                        topic_partitions_items.append(topic_partitions_item)
+                    field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
+                    request.topic_partitions = topic_partitions_items
+            field = "timeout_ms"
+            (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
+            pos += 4
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

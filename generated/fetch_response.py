@@ -38,6 +38,7 @@ _unpack_PartitionData_partition_index_to_log_start_offset = struct.Struct(">ihqq
 _pack_PartitionData_partition_index_to_log_start_offset = struct.Struct(">ihqqq").pack
 _unpack_PartitionData_preferred_read_replica = struct.Struct(">i").unpack_from
 _pack_PartitionData_preferred_read_replica = struct.Struct(">i").pack
+_unpack_PartitionData_partition_index_to_preferred_read_replica = struct.Struct(">ihqqqBi").unpack_from
 _unpack_NodeEndpoint_node_id = struct.Struct(">i").unpack_from
 _pack_NodeEndpoint_node_id = struct.Struct(">i").pack
 _unpack_NodeEndpoint_port = struct.Struct(">i").unpack_from
@@ -1155,43 +1156,49 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
     index = 0
     size = len(buf)
     try:
-        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-        data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-        pos += 30
-        field = "aborted_transactions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        aborted_transactions_n = buf[pos] - 1
-        if aborted_transactions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
-        else:
-            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-            if aborted_transactions_n < 0:
+        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+            data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset, aborted_transactions_byte, data.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+            if aborted_transactions_byte == 0:  # null
                 data.aborted_transactions = None
-            elif aborted_transactions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            pos += 35
+        else:
+            field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+            data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+            pos += 30
+            field = "aborted_transactions[]"
+            index = -1  # no element yet: an error in the count names the array itself
+            aborted_transactions_n = buf[pos] - 1
+            if aborted_transactions_n == 0:  # empty: a count byte of 1
+                pos += 1  # the field is left unset
             else:
-                aborted_transactions_items: list[AbortedTransaction] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                aborted_transactions_end = pos + aborted_transactions_n * 17
-                aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                        aborted_transactions_item = blank_instance(AbortedTransaction)
-                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                        aborted_transactions_item.unknown_tagged_fields = ()
-                        aborted_transactions_items.append(aborted_transactions_item)
-                    pos = aborted_transactions_end
+                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                    pos += 1
                 else:
-                    for index in range(aborted_transactions_n):
-                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                        aborted_transactions_items.append(aborted_transactions_item)
-                data.aborted_transactions = aborted_transactions_items
-        field = "preferred_read_replica"
-        (data.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-        pos += 4
+                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                if aborted_transactions_n < 0:
+                    data.aborted_transactions = None
+                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                else:
+                    aborted_transactions_items: list[AbortedTransaction] = []
+                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                    aborted_transactions_end = pos + aborted_transactions_n * 17
+                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                            aborted_transactions_item.unknown_tagged_fields = ()
+                            aborted_transactions_items.append(aborted_transactions_item)
+                        pos = aborted_transactions_end
+                    else:
+                        for index in range(aborted_transactions_n):
+                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                            aborted_transactions_items.append(aborted_transactions_item)
+                    data.aborted_transactions = aborted_transactions_items
+            field = "preferred_read_replica"
+            (data.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+            pos += 4
         field = "records"
         records_n = buf[pos]  # the length + 1, an unsigned varint
         if records_n < 0x80:
@@ -1807,43 +1814,49 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
                 for partitions_index in range(partitions_n):
                     try:
                         partitions_item = blank_instance(PartitionData)
-                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                        pos += 30
-                        field = "aborted_transactions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        aborted_transactions_n = buf[pos] - 1
-                        if aborted_transactions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                            if aborted_transactions_n < 0:
+                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                            if aborted_transactions_byte == 0:  # null
                                 partitions_item.aborted_transactions = None
-                            elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            pos += 35
+                        else:
+                            field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                            pos += 30
+                            field = "aborted_transactions[]"
+                            index = -1  # no element yet: an error in the count names the array itself
+                            aborted_transactions_n = buf[pos] - 1
+                            if aborted_transactions_n == 0:  # empty: a count byte of 1
+                                pos += 1  # the field is left unset
                             else:
-                                aborted_transactions_items: list[AbortedTransaction] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                aborted_transactions_end = pos + aborted_transactions_n * 17
-                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                        aborted_transactions_item = blank_instance(AbortedTransaction)
-                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                        aborted_transactions_item.unknown_tagged_fields = ()
-                                        aborted_transactions_items.append(aborted_transactions_item)
-                                    pos = aborted_transactions_end
+                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
                                 else:
-                                    for index in range(aborted_transactions_n):
-                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                        aborted_transactions_items.append(aborted_transactions_item)
-                                partitions_item.aborted_transactions = aborted_transactions_items
-                        field = "preferred_read_replica"
-                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                        pos += 4
+                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                if aborted_transactions_n < 0:
+                                    partitions_item.aborted_transactions = None
+                                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                else:
+                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    aborted_transactions_end = pos + aborted_transactions_n * 17
+                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                        pos = aborted_transactions_end
+                                    else:
+                                        for index in range(aborted_transactions_n):
+                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                    partitions_item.aborted_transactions = aborted_transactions_items
+                            field = "preferred_read_replica"
+                            (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                            pos += 4
                         field = "records"
                         records_n = buf[pos]  # the length + 1, an unsigned varint
                         if records_n < 0x80:
@@ -2008,43 +2021,49 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
                 for partitions_index in range(partitions_n):
                     try:
                         partitions_item = blank_instance(PartitionData)
-                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                        pos += 30
-                        field = "aborted_transactions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        aborted_transactions_n = buf[pos] - 1
-                        if aborted_transactions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                            if aborted_transactions_n < 0:
+                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                            if aborted_transactions_byte == 0:  # null
                                 partitions_item.aborted_transactions = None
-                            elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            pos += 35
+                        else:
+                            field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                            pos += 30
+                            field = "aborted_transactions[]"
+                            index = -1  # no element yet: an error in the count names the array itself
+                            aborted_transactions_n = buf[pos] - 1
+                            if aborted_transactions_n == 0:  # empty: a count byte of 1
+                                pos += 1  # the field is left unset
                             else:
-                                aborted_transactions_items: list[AbortedTransaction] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                aborted_transactions_end = pos + aborted_transactions_n * 17
-                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                        aborted_transactions_item = blank_instance(AbortedTransaction)
-                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                        aborted_transactions_item.unknown_tagged_fields = ()
-                                        aborted_transactions_items.append(aborted_transactions_item)
-                                    pos = aborted_transactions_end
+                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
                                 else:
-                                    for index in range(aborted_transactions_n):
-                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                        aborted_transactions_items.append(aborted_transactions_item)
-                                partitions_item.aborted_transactions = aborted_transactions_items
-                        field = "preferred_read_replica"
-                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                        pos += 4
+                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                if aborted_transactions_n < 0:
+                                    partitions_item.aborted_transactions = None
+                                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                else:
+                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    aborted_transactions_end = pos + aborted_transactions_n * 17
+                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                        pos = aborted_transactions_end
+                                    else:
+                                        for index in range(aborted_transactions_n):
+                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                    partitions_item.aborted_transactions = aborted_transactions_items
+                            field = "preferred_read_replica"
+                            (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                            pos += 4
                         field = "records"
                         records_n = buf[pos]  # the length + 1, an unsigned varint
                         if records_n < 0x80:
@@ -3085,43 +3104,49 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                 for partitions_index in range(partitions_n):
                                     try:
                                         partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                                        pos += 30
-                                        field = "aborted_transactions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        aborted_transactions_n = buf[pos] - 1
-                                        if aborted_transactions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                                            if aborted_transactions_n < 0:
+                                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                                            if aborted_transactions_byte == 0:  # null
                                                 partitions_item.aborted_transactions = None
-                                            elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            pos += 35
+                                        else:
+                                            field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                            pos += 30
+                                            field = "aborted_transactions[]"
+                                            index = -1  # no element yet: an error in the count names the array itself
+                                            aborted_transactions_n = buf[pos] - 1
+                                            if aborted_transactions_n == 0:  # empty: a count byte of 1
+                                                pos += 1  # the field is left unset
                                             else:
-                                                aborted_transactions_items: list[AbortedTransaction] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                aborted_transactions_end = pos + aborted_transactions_n * 17
-                                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                                        aborted_transactions_item = blank_instance(AbortedTransaction)
-                                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                                        aborted_transactions_item.unknown_tagged_fields = ()
-                                                        aborted_transactions_items.append(aborted_transactions_item)
-                                                    pos = aborted_transactions_end
+                                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                    pos += 1
                                                 else:
-                                                    for index in range(aborted_transactions_n):
-                                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                                        aborted_transactions_items.append(aborted_transactions_item)
-                                                partitions_item.aborted_transactions = aborted_transactions_items
-                                        field = "preferred_read_replica"
-                                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                                        pos += 4
+                                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                                if aborted_transactions_n < 0:
+                                                    partitions_item.aborted_transactions = None
+                                                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                                else:
+                                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                    aborted_transactions_end = pos + aborted_transactions_n * 17
+                                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                                            aborted_transactions_items.append(aborted_transactions_item)
+                                                        pos = aborted_transactions_end
+                                                    else:
+                                                        for index in range(aborted_transactions_n):
+                                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                                            aborted_transactions_items.append(aborted_transactions_item)
+                                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                            field = "preferred_read_replica"
+                                            (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                            pos += 4
                                         field = "records"
                                         records_n = buf[pos]  # the length + 1, an unsigned varint
                                         if records_n < 0x80:
@@ -3315,43 +3340,49 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                 for partitions_index in range(partitions_n):
                                     try:
                                         partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                                        pos += 30
-                                        field = "aborted_transactions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        aborted_transactions_n = buf[pos] - 1
-                                        if aborted_transactions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                                            if aborted_transactions_n < 0:
+                                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                                            if aborted_transactions_byte == 0:  # null
                                                 partitions_item.aborted_transactions = None
-                                            elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            pos += 35
+                                        else:
+                                            field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                            pos += 30
+                                            field = "aborted_transactions[]"
+                                            index = -1  # no element yet: an error in the count names the array itself
+                                            aborted_transactions_n = buf[pos] - 1
+                                            if aborted_transactions_n == 0:  # empty: a count byte of 1
+                                                pos += 1  # the field is left unset
                                             else:
-                                                aborted_transactions_items: list[AbortedTransaction] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                aborted_transactions_end = pos + aborted_transactions_n * 17
-                                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                                        aborted_transactions_item = blank_instance(AbortedTransaction)
-                                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                                        aborted_transactions_item.unknown_tagged_fields = ()
-                                                        aborted_transactions_items.append(aborted_transactions_item)
-                                                    pos = aborted_transactions_end
+                                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                    pos += 1
                                                 else:
-                                                    for index in range(aborted_transactions_n):
-                                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                                        aborted_transactions_items.append(aborted_transactions_item)
-                                                partitions_item.aborted_transactions = aborted_transactions_items
-                                        field = "preferred_read_replica"
-                                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                                        pos += 4
+                                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                                if aborted_transactions_n < 0:
+                                                    partitions_item.aborted_transactions = None
+                                                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                                else:
+                                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                    aborted_transactions_end = pos + aborted_transactions_n * 17
+                                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                                            aborted_transactions_items.append(aborted_transactions_item)
+                                                        pos = aborted_transactions_end
+                                                    else:
+                                                        for index in range(aborted_transactions_n):
+                                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                                            aborted_transactions_items.append(aborted_transactions_item)
+                                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                            field = "preferred_read_replica"
+                                            (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                            pos += 4
                                         field = "records"
                                         records_n = buf[pos]  # the length + 1, an unsigned varint
                                         if records_n < 0x80:
@@ -3545,43 +3576,49 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                 for partitions_index in range(partitions_n):
                                     try:
                                         partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                                        pos += 30
-                                        field = "aborted_transactions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        aborted_transactions_n = buf[pos] - 1
-                                        if aborted_transactions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                                            if aborted_transactions_n < 0:
+                                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                                            if aborted_transactions_byte == 0:  # null
                                                 partitions_item.aborted_transactions = None
-                                            elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            pos += 35
+                                        else:
+                                            field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                            pos += 30
+                                            field = "aborted_transactions[]"
+                                            index = -1  # no element yet: an error in the count names the array itself
+                                            aborted_transactions_n = buf[pos] - 1
+                                            if aborted_transactions_n == 0:  # empty: a count byte of 1
+                                                pos += 1  # the field is left unset
                                             else:
-                                                aborted_transactions_items: list[AbortedTransaction] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                aborted_transactions_end = pos + aborted_transactions_n * 17
-                                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                                        aborted_transactions_item = blank_instance(AbortedTransaction)
-                                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                                        aborted_transactions_item.unknown_tagged_fields = ()
-                                                        aborted_transactions_items.append(aborted_transactions_item)
-                                                    pos = aborted_transactions_end
+                                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                    pos += 1
                                                 else:
-                                                    for index in range(aborted_transactions_n):
-                                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                                        aborted_transactions_items.append(aborted_transactions_item)
-                                                partitions_item.aborted_transactions = aborted_transactions_items
-                                        field = "preferred_read_replica"
-                                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                                        pos += 4
+                                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                                if aborted_transactions_n < 0:
+                                                    partitions_item.aborted_transactions = None
+                                                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                                else:
+                                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                    aborted_transactions_end = pos + aborted_transactions_n * 17
+                                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                                            aborted_transactions_items.append(aborted_transactions_item)
+                                                        pos = aborted_transactions_end
+                                                    else:
+                                                        for index in range(aborted_transactions_n):
+                                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                                            aborted_transactions_items.append(aborted_transactions_item)
+                                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                            field = "preferred_read_replica"
+                                            (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                            pos += 4
                                         field = "records"
                                         records_n = buf[pos]  # the length + 1, an unsigned varint
                                         if records_n < 0x80:

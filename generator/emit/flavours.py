@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 INTEGER_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_int16", "uint16": "read_uint16",
                    "int32": "read_int32", "uint32": "read_uint32", "int64": "read_int64"}
 
+# Short arrays of integers the compiled flavour reads as a list display, by count.
+SHORT_DISPLAY = 3
+
 # The readers generated code calls in hot loops (kwire.wire.struct_base, re-exported by primitives).
 HOT_READERS = ("read_count", "read_length", "read_tag_count", "read_tag_header", "read_uuid")
 
@@ -57,6 +60,9 @@ class PurePython:
     # Struct fields whose default is a new struct get it from a property on first read (compiled
     # classes, which have no __getattr__ fallback; pure readers leave such fields unset instead).
     struct_defaults_on_first_read = False
+    # A nullable compact array between two fixed-width runs, when null or empty, is read with them
+    # in one struct call (ops.EmptyArrayBridge); compiled code reads runs with integer readers.
+    bridges_empty_arrays = True
 
     def omitted(self, struct: str | None) -> str:
         """The default of a constructor parameter (an array, or a ``struct``) whose definition's
@@ -89,6 +95,12 @@ class PurePython:
 
     def read_fixed_run(self, run: FixedRun, obj: str) -> Lines:
         return run.read_with_struct(obj)
+
+    def collect_elements(self, op: StructArray) -> tuple[Lines, str]:
+        """Make ``op.items``, the empty local an array's elements are appended to; and the
+        expression the field is then set to."""
+        empty = "KeyedList()" if op.keyed else "[]"
+        return [f"{op.items}: {op.container}[{op.layout.struct.name}] = {empty}"], op.items
 
     def read_short_fixed_array(self, op: FixedArray) -> str:
         """The expression reading ``op.count`` (< SMALL_ARRAY) elements after the count byte."""
@@ -149,6 +161,7 @@ class Compiled(PurePython):
     # A FetchResponse partition has three tagged structs, rarely sent: making their defaults in
     # every decoded partition cost a third of its decode.
     struct_defaults_on_first_read = True
+    bridges_empty_arrays = False
 
     def omitted(self, struct: str | None) -> str:
         # mypyc checks a parameter's default against its type, so DEFAULT (typed Any) would fail
@@ -183,11 +196,26 @@ class Compiled(PurePython):
             return run.read_with_struct(obj)
         return [f"{obj}.{attr} = {read}" for attr, read in reads] + [f"pos += {run.width}"]
 
+    def collect_elements(self, op: StructArray) -> tuple[Lines, str]:
+        if not op.keyed:
+            return super().collect_elements(op)
+        # Appended to through a local typed list: mypyc calls PyList_Append (a KeyedList is a
+        # list that keeps append), instead of looking append up by name on a Python subclass,
+        # ~180 instructions an element (60 per ApiVersionsResponse).
+        keyed, name = f"{op.attr}_keyed", op.layout.struct.name
+        return [f"{keyed}: KeyedList[{name}] = KeyedList()",
+                f"{op.items}: list[{name}] = {keyed}"], keyed
+
     def read_short_fixed_array(self, op: FixedArray) -> str:
         reader = INTEGER_READERS.get(op.element)
         if reader is None:
             return super().read_short_fixed_array(op)
-        return f"[{reader}(buf, pos + 1 + {op.width} * k) for k in range({op.count})]"
+        # Up to SHORT_DISPLAY elements (replicas, in-sync replicas) as a list display: mypyc makes
+        # it at its size and stores each item, where a comprehension appends (and grows) element
+        # by element and does the index arithmetic in tagged ints.
+        displays = [f"[{', '.join(f'{reader}(buf, pos + {1 + op.width * k})' for k in range(n))}] if {op.count} == {n}"
+                    for n in range(1, SHORT_DISPLAY + 1)]
+        return " else ".join(displays + [f"[{reader}(buf, pos + 1 + {op.width} * k) for k in range({op.count})]"])
 
     def read_rows(self, op: StructArray) -> Lines | None:
         layout, item = op.layout, op.item

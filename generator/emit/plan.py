@@ -12,8 +12,8 @@ from functools import cached_property
 
 from ..model import Field, Message, Struct
 from ..types import STRUCT_CODES
-from .ops import (ArrayOp, BytesArray, BytesOp, FixedArray, FixedRun, Op, RecordsOp, StringOp, StructArray, StructOp,
-                  UuidArray, UuidOp)
+from .ops import (ArrayOp, BytesArray, BytesOp, EmptyArrayBridge, FixedArray, FixedRun, Op, RecordsOp, StringOp,
+                  StructArray, StructOp, UuidArray, UuidOp)
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
 
@@ -39,6 +39,17 @@ def rows_read_at_once(layout: "Layout") -> bool:
     return layout.row_run is not None
 
 
+def bridges_empty_array(before: Op, array: Op, after: Op) -> bool:
+    """A nullable compact array between two fixed-width runs is read with them in one
+    ``struct`` call when its count byte says null or empty (see EmptyArrayBridge). Nullable
+    arrays are the optional ones, usually null or empty (a FetchResponse partition's aborted
+    transactions: null from Kafka for read_uncommitted fetches, empty for read_committed); an
+    array that is not nullable usually has elements (a topic's partitions), where the test would
+    only cost."""
+    return (isinstance(before, FixedRun) and isinstance(array, ArrayOp) and isinstance(after, FixedRun)
+            and array.compact and array.short_inline and array.nullable)
+
+
 def reads_elements_inline(array: Field, element: "Layout") -> bool:
     """Arrays of structs may read each element inside their loop instead of calling the
     element's reader (the flavour chooses; pure Python does): that saves the call, its frame and
@@ -59,6 +70,8 @@ class Layout:
     ops: list[Op] = dc_field(default_factory=list)
     tagged: list[Op] = dc_field(default_factory=list)  # in tag order, as on the wire
     absent: list[Field] = dc_field(default_factory=list)
+    # id(first run) -> the bridge that reads it, the array after it and the run after that
+    bridges: dict[int, EmptyArrayBridge] = dc_field(default_factory=dict)
 
     @cached_property
     def suffix(self) -> str:
@@ -225,6 +238,12 @@ class MessagePlan:
             layout.tagged.append(self._op(layout.struct, f, v, compact=True, tag=f.tag))
         for op in layout.ops + layout.tagged:
             op.owner = layout  # its refusals name the layout's versions
+        bridged: set[int] = set()  # the runs a bridge already reads
+        for before, array, after in zip(layout.ops, layout.ops[1:], layout.ops[2:]):
+            if bridges_empty_array(before, array, after) and id(before) not in bridged:
+                bridged.add(id(after))
+                assert isinstance(before, FixedRun) and isinstance(array, ArrayOp) and isinstance(after, FixedRun)
+                layout.bridges[id(before)] = self._bridge(layout.struct, before, array, after)
 
     # --- steps -------------------------------------------------------------------------------
     def _op(self, struct: Struct, f: Field, v: int, compact: bool, tag: int | None = None) -> Op:
@@ -288,6 +307,13 @@ class MessagePlan:
         pack = self._helper(("pack",) + key, f"_pack_{struct.name}_{short}", f'struct.Struct("{fmt}").pack',
                             struct, f"_pack_{struct.name}_{'_'.join(attrs)}")
         return FixedRun(fields, fmt=fmt, width=width, unpack=unpack, pack=pack, tag=tag)
+
+    def _bridge(self, struct: Struct, before: FixedRun, array: ArrayOp, after: FixedRun) -> EmptyArrayBridge:
+        bridge = EmptyArrayBridge(before, array, after)
+        first, last = before.fields[0].attr_name, after.fields[-1].attr_name
+        bridge.unpack = self._helper(("bridge", struct.name, first, last), f"_unpack_{struct.name}_{first}_to_{last}",
+                                     f'struct.Struct("{bridge.fmt}").unpack_from', struct)
+        return bridge
 
     def _helper(self, key: tuple, name: str, expression: str, owner: Struct | None = None,
                 longer_name: str = "") -> str:

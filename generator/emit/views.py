@@ -342,7 +342,15 @@ class LayoutView:
 
     def read_steps(self, obj: str) -> Lines:
         """Every step of a read into ``obj``, the tagged section last (inside the reader's try)."""
-        lines = [line for op in self.layout.ops for line in op.read_step(obj, self.flavour)]
+        lines: Lines = []
+        ops = iter(self.layout.ops)
+        for op in ops:
+            bridge = self.layout.bridges.get(id(op)) if self.flavour.bridges_empty_arrays else None
+            if bridge is None:
+                lines += op.read_step(obj, self.flavour)
+            else:  # the run, the array and the run after it
+                lines += bridge.read(obj, self.flavour)
+                next(ops), next(ops)
         if not self.flexible:
             return lines + [f"{obj}.unknown_tagged_fields = ()"]
         tagged = [(op.tag, op.attr, op.read_step(obj, self.flavour)) for op in self.layout.tagged]

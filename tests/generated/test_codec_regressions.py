@@ -34,3 +34,66 @@ def test_a_count_of_one_spelled_in_two_varint_bytes_reads_as_empty() -> None:
     assert wire.endswith(b"\x01\x00\x00\x00")
     longer = wire[:-4] + b"\x81\x00" + wire[-3:]
     assert OffsetCommitRequest.decode(longer, 9) == commit
+
+
+def _kio_fetch_v12(aborted) -> bytes:
+    """A FetchResponse v12 of one partition written by kio (not kwire), with ``aborted`` as its
+    aborted transactions: None (null, what Kafka sends for read_uncommitted), () or a tuple."""
+    import datetime
+    import io
+
+    from kio.schema.errors import ErrorCode
+    from kio.schema.fetch.v12 import response as kio_fetch
+    from kio.schema.types import BrokerId, TopicName
+    from kio.serial import entity_writer
+    from kio.static.primitive import i32, i64
+
+    partition = kio_fetch.PartitionData(
+        partition_index=i32(3), error_code=ErrorCode.none, high_watermark=i64(70000),
+        last_stable_offset=i64(69999), log_start_offset=i64(0), aborted_transactions=aborted,
+        preferred_read_replica=BrokerId(-1), records=b"\x00" * 200)
+    message = kio_fetch.FetchResponse(
+        throttle_time=datetime.timedelta(0), error_code=ErrorCode.none, session_id=i32(0),
+        responses=(kio_fetch.FetchableTopicResponse(topic=TopicName("t"), partitions=(partition,)),))
+    out = io.BytesIO()
+    entity_writer(kio_fetch.FetchResponse)(out, message)
+    return out.getvalue()
+
+
+def test_a_fetch_partition_reads_null_empty_and_present_aborted_transactions() -> None:
+    # The fixed fields, a null or empty aborted-transactions count and preferred_read_replica are
+    # read with one struct call (EmptyArrayBridge); any other count takes the steps one by one.
+    # Both ways must give the same fields, whichever the count byte is.
+    from kio.schema.fetch.v12 import response as kio_fetch
+    from kio.static.primitive import i64
+
+    from kwire.generated import FetchResponse
+    from kwire.generated.fetch_response import AbortedTransaction
+
+    one = (kio_fetch.AbortedTransaction(producer_id=i64(9), first_offset=i64(69000)),)
+    for aborted, expected in ((None, None), ((), []), (one, [AbortedTransaction(producer_id=9, first_offset=69000)])):
+        wire = _kio_fetch_v12(aborted)
+        partition = FetchResponse.decode(wire, 12).responses[0].partitions[0]
+        assert partition.aborted_transactions == expected
+        assert (partition.partition_index, partition.error_code, partition.high_watermark,
+                partition.last_stable_offset, partition.log_start_offset, partition.preferred_read_replica) == \
+            (3, 0, 70000, 69999, 0, -1)
+        assert bytes(partition.records) == b"\x00" * 200
+        assert FetchResponse.decode(wire, 12).encode(12) == wire
+
+
+def test_a_fetch_partition_cut_short_names_the_field_it_ends_in() -> None:
+    # The one-call read checks its bounds first: input that ends inside it takes the steps one by
+    # one, so the error still names the field where the bytes ran out.
+    import pytest
+
+    from kwire.generated import FetchResponse
+    from kwire.wire.errors import DecodeError
+
+    wire = _kio_fetch_v12(None)
+    start = wire.index(b"\x02t") + 3  # after the topic name (compact "t") and the partition count
+    for cut, field in ((start + 10, "partition_index, error_code"), (start + 30, "aborted_transactions"),
+                       (start + 33, "preferred_read_replica")):
+        with pytest.raises(DecodeError) as failure:
+            FetchResponse.decode(wire[:cut], 12)
+        assert field in str(failure.value), (cut, str(failure.value))

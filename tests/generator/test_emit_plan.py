@@ -242,7 +242,12 @@ def test_float64_keeps_struct_in_the_compiled_flavour(plan) -> None:
     weights, ids = (op_of(layout_at(plan, "SampleResponse", 3), a) for a in ("weights", "ids"))
     assert COMPILED.read_short_fixed_array(weights) == PURE.read_short_fixed_array(weights) == \
         "[*_unpack_float64s[weights_n](buf, pos + 1)]  # [*t] beats list(t) by a call"
-    assert COMPILED.read_short_fixed_array(ids) == "[read_int32(buf, pos + 1 + 4 * k) for k in range(ids_n)]"
+    # up to three elements as a list display, more through a comprehension
+    assert COMPILED.read_short_fixed_array(ids) == (
+        "[read_int32(buf, pos + 1)] if ids_n == 1"
+        " else [read_int32(buf, pos + 1), read_int32(buf, pos + 5)] if ids_n == 2"
+        " else [read_int32(buf, pos + 1), read_int32(buf, pos + 5), read_int32(buf, pos + 9)] if ids_n == 3"
+        " else [read_int32(buf, pos + 1 + 4 * k) for k in range(ids_n)]")
 
 
 def test_rows_are_unpacked_at_once_when_pure_and_built_one_by_one_when_compiled(plan) -> None:
@@ -321,3 +326,37 @@ def test_the_module_describes_each_field_and_runs(sample) -> None:
         assert cls.decode(obj.encode(version), version) == obj
     obj.cursor = 7  # tagged, at 5 only
     assert cls.decode(obj.encode(5), 5) == obj and obj.encode(5).endswith(bytes([1, 1, 8]) + (7).to_bytes(8, "big"))
+
+
+BRIDGED = """{
+  "apiKey": 91, "type": "response", "name": "BridgedResponse",
+  "validVersions": "0-1", "flexibleVersions": "1+",
+  "fields": [
+    {"name": "Id", "type": "int32", "versions": "0+"},
+    {"name": "Aborted", "type": "[]int64", "versions": "0+", "nullableVersions": "0+"},
+    {"name": "Replica", "type": "int32", "versions": "0+"},
+    {"name": "Kept", "type": "[]int64", "versions": "0+"},
+    {"name": "Last", "type": "int16", "versions": "0+"}
+  ]
+}"""
+
+
+def test_a_nullable_compact_array_between_runs_is_read_with_them_when_null_or_empty() -> None:
+    plan = MessagePlan(load_text(BRIDGED, "BridgedResponse.json"))
+    classic, flexible = layout_at(plan, "BridgedResponse", 0), layout_at(plan, "BridgedResponse", 1)
+    assert not classic.bridges  # a classic count is four bytes: no one-byte test
+    # one bridge: Aborted is nullable; Kept is not (it usually has elements), so Replica is not shared
+    (bridge,) = flexible.bridges.values()
+    assert (bridge.before.fields[0].attr_name, bridge.array.attr, bridge.after.fields[0].attr_name) == \
+        ("id", "aborted", "replica")
+    assert plan.helpers[bridge.unpack] == 'struct.Struct(">iBi").unpack_from'
+    pure = bridge.read("response", PURE)
+    assert pure[:4] == [
+        "if pos + 9 <= size and buf[pos + 4] <= 1:  # the usual case: aborted null or empty, read with the runs around it",
+        "    response.id, aborted_byte, response.replica = _unpack_BridgedResponse_id_to_replica(buf, pos)",
+        "    if aborted_byte == 0:  # null",
+        "        response.aborted = None"]
+    assert "    pos += 9" in pure and "else:" in pure
+    assert COMPILED.bridges_empty_arrays is False  # compiled reads the runs with integer readers
+    module = render_message(load_text(BRIDGED, "BridgedResponse.json"))
+    assert "_unpack_BridgedResponse_id_to_replica(buf, pos)" in module
