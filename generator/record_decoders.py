@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import kwire
+from kwire.wire.files import atomic_write
 
 from .emit.code import Lines, indent
 from .record_layout import HEADER, RECORD, Field, Kind, min_size
@@ -415,7 +416,8 @@ def stale_files(write: bool) -> list[Path]:
         if new != text:
             stale.append(target.path)
             if write:
-                target.path.write_text(new)  # a source file of kwire, not a user's output
+                # only the marked regions change, and a half-written decoder must never be left behind
+                atomic_write(target.path, new, force=True)
     return stale
 
 
