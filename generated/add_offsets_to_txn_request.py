@@ -149,35 +149,14 @@ def _read_AddOffsetsToTxnRequest_v3_4(buf: bytes, pos: int) -> tuple[AddOffsetsT
     request = blank_instance(AddOffsetsToTxnRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            request.transactional_id = ""
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch"
         request.producer_id, request.producer_epoch = _unpack_AddOffsetsToTxnRequest_producer_id_producer_epoch(buf, pos)
         pos += 10
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -195,23 +174,13 @@ def _write_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest, out: byt
         field = "transactional_id"
         if request.transactional_id is None:
             raise EncodeError("field transactional_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)")
-        transactional_id_utf8 = request.transactional_id.encode()
-        if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(transactional_id_utf8) + 1)
-            out += transactional_id_utf8
-        else:
-            _w.write_compact_string(out, request.transactional_id)
+        _w.write_compact_string(out, request.transactional_id)
         field = "producer_id, producer_epoch"
         out += _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

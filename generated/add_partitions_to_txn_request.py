@@ -23,8 +23,6 @@ _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only = struct.Struct
 _pack_AddPartitionsToTxnTransaction_producer_id_to_verify_only = struct.Struct(">qh?").pack
 _unpack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch = struct.Struct(">qh").unpack_from
 _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch = struct.Struct(">qh").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class AddPartitionsToTxnTopic(GeneratedStruct):
@@ -294,35 +292,15 @@ def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartiti
     topic = blank_instance(AddPartitionsToTxnTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -340,19 +318,11 @@ def _write_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic, out: byt
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -387,82 +357,25 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
     transaction = blank_instance(AddPartitionsToTxnTransaction)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            transaction.transactional_id = ""
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                transaction.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                transaction.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+        transaction.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch, verify_only"
         transaction.producer_id, transaction.producer_epoch, transaction.verify_only = _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(buf, pos)
         pos += 11
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(AddPartitionsToTxnTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                transaction.topics = topics_items
+            topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_AddPartitionsToTxnTopic_v3_5(buf, pos)
+                topics_items.append(topics_item)
+            transaction.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -480,22 +393,13 @@ def _write_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTra
         field = "transactional_id"
         if transaction.transactional_id is None:
             raise EncodeError("field transactional_id is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
-        transactional_id_utf8 = transaction.transactional_id.encode()
-        if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(transactional_id_utf8) + 1)
-            out += transactional_id_utf8
-        else:
-            _w.write_compact_string(out, transaction.transactional_id)
+        _w.write_compact_string(out, transaction.transactional_id)
         field = "producer_id, producer_epoch, verify_only"
         out += _pack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(transaction.producer_id, transaction.producer_epoch, transaction.verify_only)
         field = "topics[]"
         topics_items = transaction.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_AddPartitionsToTxnTopic_v3_5(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -547,24 +451,9 @@ def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddParti
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-            for v3_and_below_topics_index in range(v3_and_below_topics_n):
-                try:
-                    v3_and_below_topics_item = blank_instance(AddPartitionsToTxnTopic)
-                    field = "name"
-                    v3_and_below_topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        v3_and_below_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    v3_and_below_topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "v3_and_below_topics[]", v3_and_below_topics_index
-                    raise failure from None
+            for index in range(v3_and_below_topics_n):
+                v3_and_below_topics_item, pos = _read_AddPartitionsToTxnTopic_v0_2(buf, pos)
                 v3_and_below_topics_items.append(v3_and_below_topics_item)
-            field, index = "v3_and_below_topics[]", v3_and_below_topics_index  # as the last call would have left them
             request.v3_and_below_topics = v3_and_below_topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -616,82 +505,25 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
     request = blank_instance(AddPartitionsToTxnRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "v3_and_below_transactional_id"
-        v3_and_below_transactional_id_n = buf[pos]  # the length + 1
-        if v3_and_below_transactional_id_n == 1:  # the empty string
-            request.v3_and_below_transactional_id = ""
-            pos += 1
-        else:
-            v3_and_below_transactional_id_end = pos + v3_and_below_transactional_id_n
-            if 0 < v3_and_below_transactional_id_n < 0x80 and v3_and_below_transactional_id_end <= size:  # the usual case: a short string
-                request.v3_and_below_transactional_id = buf[pos + 1:v3_and_below_transactional_id_end].decode()
-                pos = v3_and_below_transactional_id_end
-            else:
-                request.v3_and_below_transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.v3_and_below_transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         request.v3_and_below_producer_id, request.v3_and_below_producer_epoch = _unpack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(buf, pos)
         pos += 10
         field = "v3_and_below_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        v3_and_below_topics_n = buf[pos] - 1
-        if v3_and_below_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        v3_and_below_topics_n, pos = _w.read_count(buf, pos, True)
+        if v3_and_below_topics_n < 0:
+            raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
+        elif v3_and_below_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if v3_and_below_topics_n < 0x7F and v3_and_below_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                v3_and_below_topics_n, pos = _w.read_count(buf, pos, True)
-            if v3_and_below_topics_n < 0:
-                raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
-            elif v3_and_below_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-                for v3_and_below_topics_index in range(v3_and_below_topics_n):
-                    try:
-                        v3_and_below_topics_item = blank_instance(AddPartitionsToTxnTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            v3_and_below_topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                v3_and_below_topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                v3_and_below_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                v3_and_below_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    v3_and_below_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            v3_and_below_topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            v3_and_below_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "v3_and_below_topics[]", v3_and_below_topics_index
-                        raise failure from None
-                    v3_and_below_topics_items.append(v3_and_below_topics_item)
-                field, index = "v3_and_below_topics[]", v3_and_below_topics_index  # as the last call would have left them
-                request.v3_and_below_topics = v3_and_below_topics_items
+            v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
+            for index in range(v3_and_below_topics_n):
+                v3_and_below_topics_item, pos = _read_AddPartitionsToTxnTopic_v3_5(buf, pos)
+                v3_and_below_topics_items.append(v3_and_below_topics_item)
+            request.v3_and_below_topics = v3_and_below_topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -711,22 +543,13 @@ def _write_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest, out:
         field = "v3_and_below_transactional_id"
         if request.v3_and_below_transactional_id is None:
             raise EncodeError("field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
-        v3_and_below_transactional_id_utf8 = request.v3_and_below_transactional_id.encode()
-        if len(v3_and_below_transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(v3_and_below_transactional_id_utf8) + 1)
-            out += v3_and_below_transactional_id_utf8
-        else:
-            _w.write_compact_string(out, request.v3_and_below_transactional_id)
+        _w.write_compact_string(out, request.v3_and_below_transactional_id)
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         out += _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(request.v3_and_below_producer_id, request.v3_and_below_producer_epoch)
         field = "v3_and_below_topics[]"
         v3_and_below_topics_items = request.v3_and_below_topics
         if v3_and_below_topics_items is None:
                 raise EncodeError("field v3_and_below_topics is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
-        elif len(v3_and_below_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(v3_and_below_topics_items) + 1)
-            for v3_and_below_topics_item in v3_and_below_topics_items:
-                _write_AddPartitionsToTxnTopic_v3_5(v3_and_below_topics_item, out)
         else:
             _w.write_count(out, len(v3_and_below_topics_items), True)
             for v3_and_below_topics_item in v3_and_below_topics_items:
@@ -766,114 +589,20 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
     request.v3_and_below_producer_epoch = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        transactions_n = buf[pos] - 1
-        if transactions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        transactions_n, pos = _w.read_count(buf, pos, True)
+        if transactions_n < 0:
+            raise DecodeError("non-nullable field transactions was null", offset=pos)
+        elif transactions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if transactions_n < 0x7F and transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                transactions_n, pos = _w.read_count(buf, pos, True)
-            if transactions_n < 0:
-                raise DecodeError("non-nullable field transactions was null", offset=pos)
-            elif transactions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                transactions_items: KeyedList[AddPartitionsToTxnTransaction] = KeyedList()
-                for transactions_index in range(transactions_n):
-                    try:
-                        transactions_item = blank_instance(AddPartitionsToTxnTransaction)
-                        field = "transactional_id"
-                        transactional_id_n = buf[pos]  # the length + 1
-                        if transactional_id_n == 1:  # the empty string
-                            transactions_item.transactional_id = ""
-                            pos += 1
-                        else:
-                            transactional_id_end = pos + transactional_id_n
-                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                                transactions_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                                pos = transactional_id_end
-                            else:
-                                transactions_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "producer_id, producer_epoch, verify_only"
-                        transactions_item.producer_id, transactions_item.producer_epoch, transactions_item.verify_only = _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(buf, pos)
-                        pos += 11
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(AddPartitionsToTxnTopic)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions"
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            partitions_end = pos + 1 + partitions_n * 4
-                                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = partitions_end
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                                if partitions_n < 0:
-                                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                                else:
-                                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                transactions_item.topics = topics_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            transactions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            transactions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "transactions[]", transactions_index
-                        raise failure from None
-                    transactions_items.append(transactions_item)
-                field, index = "transactions[]", transactions_index  # as the last call would have left them
-                request.transactions = transactions_items
+            transactions_items: KeyedList[AddPartitionsToTxnTransaction] = KeyedList()
+            for index in range(transactions_n):
+                transactions_item, pos = _read_AddPartitionsToTxnTransaction_v4_5(buf, pos)
+                transactions_items.append(transactions_item)
+            request.transactions = transactions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -900,10 +629,6 @@ def _write_AddPartitionsToTxnRequest_v4_5(request: AddPartitionsToTxnRequest, ou
         transactions_items = request.transactions
         if transactions_items is None:
                 raise EncodeError("field transactions is null, which AddPartitionsToTxnRequest versions 4-5 do not allow (never nullable)")
-        elif len(transactions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(transactions_items) + 1)
-            for transactions_item in transactions_items:
-                _write_AddPartitionsToTxnTransaction_v4_5(transactions_item, out)
         else:
             _w.write_count(out, len(transactions_items), True)
             for transactions_item in transactions_items:

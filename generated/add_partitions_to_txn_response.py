@@ -419,48 +419,31 @@ def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddP
     size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            result.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                result.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                result.name, pos = _w.read_compact_string_nn(buf, pos)
+        result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "results_by_partition[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_by_partition_n = buf[pos] - 1
-        if results_by_partition_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_by_partition_n, pos = _w.read_count(buf, pos, True)
+        if results_by_partition_n < 0:
+            raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+        elif results_by_partition_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            results_by_partition_end = pos + results_by_partition_n * 7
+            results_by_partition_rows = buf[pos:results_by_partition_end]
+            if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                    results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                    results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                    results_by_partition_item.unknown_tagged_fields = ()
+                    results_by_partition_items.append(results_by_partition_item)
+                pos = results_by_partition_end
             else:
-                results_by_partition_n, pos = _w.read_count(buf, pos, True)
-            if results_by_partition_n < 0:
-                raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-            elif results_by_partition_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                results_by_partition_end = pos + results_by_partition_n * 7
-                results_by_partition_rows = buf[pos:results_by_partition_end]
-                if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
-                    for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                        results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                        results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
-                        results_by_partition_item.unknown_tagged_fields = ()
-                        results_by_partition_items.append(results_by_partition_item)
-                    pos = results_by_partition_end
-                else:
-                    for index in range(results_by_partition_n):
-                        results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
-                        results_by_partition_items.append(results_by_partition_item)
-                result.results_by_partition = results_by_partition_items
+                for index in range(results_by_partition_n):
+                    results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                    results_by_partition_items.append(results_by_partition_item)
+            result.results_by_partition = results_by_partition_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -478,20 +461,11 @@ def _write_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicRes
         field = "name"
         if result.name is None:
             raise EncodeError("field name is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
-        name_utf8 = result.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, result.name)
         field = "results_by_partition[]"
         results_by_partition_items = result.results_by_partition
         if results_by_partition_items is None:
                 raise EncodeError("field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
-        elif len(results_by_partition_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_by_partition_items) + 1)
-            for results_by_partition_item in results_by_partition_items:
-                _write_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_item, out)
         else:
             _w.write_count(out, len(results_by_partition_items), True)
             for results_by_partition_item in results_by_partition_items:
@@ -528,95 +502,22 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
     result = blank_instance(AddPartitionsToTxnResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            result.transactional_id = ""
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                result.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                result.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+        result.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_results_n = buf[pos] - 1
-        if topic_results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_results_n, pos = _w.read_count(buf, pos, True)
+        if topic_results_n < 0:
+            raise DecodeError("non-nullable field topic_results was null", offset=pos)
+        elif topic_results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_results_n < 0x7F and topic_results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_results_n, pos = _w.read_count(buf, pos, True)
-            if topic_results_n < 0:
-                raise DecodeError("non-nullable field topic_results was null", offset=pos)
-            elif topic_results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-                for topic_results_index in range(topic_results_n):
-                    try:
-                        topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topic_results_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topic_results_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "results_by_partition[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        results_by_partition_n = buf[pos] - 1
-                        if results_by_partition_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                results_by_partition_n, pos = _w.read_count(buf, pos, True)
-                            if results_by_partition_n < 0:
-                                raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                            elif results_by_partition_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                results_by_partition_end = pos + results_by_partition_n * 7
-                                results_by_partition_rows = buf[pos:results_by_partition_end]
-                                if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
-                                    for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                                        results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                                        results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
-                                        results_by_partition_item.unknown_tagged_fields = ()
-                                        results_by_partition_items.append(results_by_partition_item)
-                                    pos = results_by_partition_end
-                                else:
-                                    for index in range(results_by_partition_n):
-                                        results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
-                                        results_by_partition_items.append(results_by_partition_item)
-                                topic_results_item.results_by_partition = results_by_partition_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_results[]", topic_results_index
-                        raise failure from None
-                    topic_results_items.append(topic_results_item)
-                field, index = "topic_results[]", topic_results_index  # as the last call would have left them
-                result.topic_results = topic_results_items
+            topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
+            for index in range(topic_results_n):
+                topic_results_item, pos = _read_AddPartitionsToTxnTopicResult_v3_5(buf, pos)
+                topic_results_items.append(topic_results_item)
+            result.topic_results = topic_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -634,20 +535,11 @@ def _write_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult, out: 
         field = "transactional_id"
         if result.transactional_id is None:
             raise EncodeError("field transactional_id is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
-        transactional_id_utf8 = result.transactional_id.encode()
-        if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(transactional_id_utf8) + 1)
-            out += transactional_id_utf8
-        else:
-            _w.write_compact_string(out, result.transactional_id)
+        _w.write_compact_string(out, result.transactional_id)
         field = "topic_results[]"
         topic_results_items = result.topic_results
         if topic_results_items is None:
                 raise EncodeError("field topic_results is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
-        elif len(topic_results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_results_items) + 1)
-            for topic_results_item in topic_results_items:
-                _write_AddPartitionsToTxnTopicResult_v3_5(topic_results_item, out)
         else:
             _w.write_count(out, len(topic_results_items), True)
             for topic_results_item in topic_results_items:
@@ -685,7 +577,6 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
     response.error_code = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AddPartitionsToTxnResponse_throttle_time_ms(buf, pos)
@@ -699,42 +590,9 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
-                try:
-                    results_by_topic_v3_and_below_item = blank_instance(AddPartitionsToTxnTopicResult)
-                    field = "name"
-                    results_by_topic_v3_and_below_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "results_by_partition[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    results_by_partition_n, pos = _w.read_count(buf, pos, False)
-                    if results_by_partition_n < 0:
-                        raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                    elif results_by_partition_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-                        # Every element is fixed-width: one iter_unpack for all.
-                        results_by_partition_end = pos + results_by_partition_n * 6
-                        results_by_partition_rows = buf[pos:results_by_partition_end]
-                        if len(results_by_partition_rows) == results_by_partition_n * 6:
-                            for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_rows):
-                                results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                                results_by_partition_item.partition_index, results_by_partition_item.partition_error_code = results_by_partition_row
-                                results_by_partition_item.unknown_tagged_fields = ()
-                                results_by_partition_items.append(results_by_partition_item)
-                            pos = results_by_partition_end
-                        else:
-                            for index in range(results_by_partition_n):
-                                results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v0_2(buf, pos)
-                                results_by_partition_items.append(results_by_partition_item)
-                        results_by_topic_v3_and_below_item.results_by_partition = results_by_partition_items
-                    results_by_topic_v3_and_below_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index
-                    raise failure from None
+            for index in range(results_by_topic_v3_and_below_n):
+                results_by_topic_v3_and_below_item, pos = _read_AddPartitionsToTxnTopicResult_v0_2(buf, pos)
                 results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
-            field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index  # as the last call would have left them
             response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -782,86 +640,23 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
     response.error_code = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AddPartitionsToTxnResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "results_by_topic_v3_and_below[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_by_topic_v3_and_below_n = buf[pos] - 1
-        if results_by_topic_v3_and_below_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, True)
+        if results_by_topic_v3_and_below_n < 0:
+            raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
+        elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_by_topic_v3_and_below_n < 0x7F and results_by_topic_v3_and_below_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, True)
-            if results_by_topic_v3_and_below_n < 0:
-                raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
-            elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-                for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
-                    try:
-                        results_by_topic_v3_and_below_item = blank_instance(AddPartitionsToTxnTopicResult)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            results_by_topic_v3_and_below_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                results_by_topic_v3_and_below_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                results_by_topic_v3_and_below_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "results_by_partition[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        results_by_partition_n = buf[pos] - 1
-                        if results_by_partition_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                results_by_partition_n, pos = _w.read_count(buf, pos, True)
-                            if results_by_partition_n < 0:
-                                raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                            elif results_by_partition_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                results_by_partition_end = pos + results_by_partition_n * 7
-                                results_by_partition_rows = buf[pos:results_by_partition_end]
-                                if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
-                                    for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                                        results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                                        results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
-                                        results_by_partition_item.unknown_tagged_fields = ()
-                                        results_by_partition_items.append(results_by_partition_item)
-                                    pos = results_by_partition_end
-                                else:
-                                    for index in range(results_by_partition_n):
-                                        results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
-                                        results_by_partition_items.append(results_by_partition_item)
-                                results_by_topic_v3_and_below_item.results_by_partition = results_by_partition_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_by_topic_v3_and_below_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_by_topic_v3_and_below_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index
-                        raise failure from None
-                    results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
-                field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index  # as the last call would have left them
-                response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
+            results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
+            for index in range(results_by_topic_v3_and_below_n):
+                results_by_topic_v3_and_below_item, pos = _read_AddPartitionsToTxnTopicResult_v3_5(buf, pos)
+                results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
+            response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -884,10 +679,6 @@ def _write_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse, o
         results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
         if results_by_topic_v3_and_below_items is None:
                 raise EncodeError("field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse version 3 does not allow (never nullable)")
-        elif len(results_by_topic_v3_and_below_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_by_topic_v3_and_below_items) + 1)
-            for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-                _write_AddPartitionsToTxnTopicResult_v3_5(results_by_topic_v3_and_below_item, out)
         else:
             _w.write_count(out, len(results_by_topic_v3_and_below_items), True)
             for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
@@ -923,130 +714,23 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
     response = blank_instance(AddPartitionsToTxnResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AddPartitionsToTxnResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "results_by_transaction[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_by_transaction_n = buf[pos] - 1
-        if results_by_transaction_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_by_transaction_n, pos = _w.read_count(buf, pos, True)
+        if results_by_transaction_n < 0:
+            raise DecodeError("non-nullable field results_by_transaction was null", offset=pos)
+        elif results_by_transaction_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_by_transaction_n < 0x7F and results_by_transaction_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_by_transaction_n, pos = _w.read_count(buf, pos, True)
-            if results_by_transaction_n < 0:
-                raise DecodeError("non-nullable field results_by_transaction was null", offset=pos)
-            elif results_by_transaction_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
-                for results_by_transaction_index in range(results_by_transaction_n):
-                    try:
-                        results_by_transaction_item = blank_instance(AddPartitionsToTxnResult)
-                        field = "transactional_id"
-                        transactional_id_n = buf[pos]  # the length + 1
-                        if transactional_id_n == 1:  # the empty string
-                            results_by_transaction_item.transactional_id = ""
-                            pos += 1
-                        else:
-                            transactional_id_end = pos + transactional_id_n
-                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                                results_by_transaction_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                                pos = transactional_id_end
-                            else:
-                                results_by_transaction_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_results[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topic_results_n = buf[pos] - 1
-                        if topic_results_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topic_results_n < 0x7F and topic_results_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topic_results_n, pos = _w.read_count(buf, pos, True)
-                            if topic_results_n < 0:
-                                raise DecodeError("non-nullable field topic_results was null", offset=pos)
-                            elif topic_results_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-                                for topic_results_index in range(topic_results_n):
-                                    try:
-                                        topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topic_results_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topic_results_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "results_by_partition[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        results_by_partition_n = buf[pos] - 1
-                                        if results_by_partition_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                results_by_partition_n, pos = _w.read_count(buf, pos, True)
-                                            if results_by_partition_n < 0:
-                                                raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                                            elif results_by_partition_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                results_by_partition_end = pos + results_by_partition_n * 7
-                                                results_by_partition_rows = buf[pos:results_by_partition_end]
-                                                if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
-                                                    for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                                                        results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                                                        results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
-                                                        results_by_partition_item.unknown_tagged_fields = ()
-                                                        results_by_partition_items.append(results_by_partition_item)
-                                                    pos = results_by_partition_end
-                                                else:
-                                                    for index in range(results_by_partition_n):
-                                                        results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
-                                                        results_by_partition_items.append(results_by_partition_item)
-                                                topic_results_item.results_by_partition = results_by_partition_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topic_results_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topic_results[]", topic_results_index
-                                        raise failure from None
-                                    topic_results_items.append(topic_results_item)
-                                field, index = "topic_results[]", topic_results_index  # as the last call would have left them
-                                results_by_transaction_item.topic_results = topic_results_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_by_transaction_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_by_transaction_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results_by_transaction[]", results_by_transaction_index
-                        raise failure from None
-                    results_by_transaction_items.append(results_by_transaction_item)
-                field, index = "results_by_transaction[]", results_by_transaction_index  # as the last call would have left them
-                response.results_by_transaction = results_by_transaction_items
+            results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
+            for index in range(results_by_transaction_n):
+                results_by_transaction_item, pos = _read_AddPartitionsToTxnResult_v4_5(buf, pos)
+                results_by_transaction_items.append(results_by_transaction_item)
+            response.results_by_transaction = results_by_transaction_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1069,10 +753,6 @@ def _write_AddPartitionsToTxnResponse_v4_5(response: AddPartitionsToTxnResponse,
         results_by_transaction_items = response.results_by_transaction
         if results_by_transaction_items is None:
                 raise EncodeError("field results_by_transaction is null, which AddPartitionsToTxnResponse versions 4-5 do not allow (never nullable)")
-        elif len(results_by_transaction_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_by_transaction_items) + 1)
-            for results_by_transaction_item in results_by_transaction_items:
-                _write_AddPartitionsToTxnResult_v4_5(results_by_transaction_item, out)
         else:
             _w.write_count(out, len(results_by_transaction_items), True)
             for results_by_transaction_item in results_by_transaction_items:

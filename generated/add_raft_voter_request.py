@@ -184,32 +184,11 @@ def _read_Listener_v0_1(buf: bytes, pos: int) -> tuple[Listener, int]:
     listener = blank_instance(Listener)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            listener.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                listener.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                listener.name, pos = _w.read_compact_string_nn(buf, pos)
+        listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            listener.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                listener.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                listener.host, pos = _w.read_compact_string_nn(buf, pos)
+        listener.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (listener.port,) = _unpack_Listener_port(buf, pos)
         pos += 2
@@ -230,21 +209,11 @@ def _write_Listener_v0_1(listener: Listener, out: bytearray) -> None:
         field = "name"
         if listener.name is None:
             raise EncodeError("field name is null, which Listener versions 0-1 do not allow (never nullable)")
-        name_utf8 = listener.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, listener.name)
         field = "host"
         if listener.host is None:
             raise EncodeError("field host is null, which Listener versions 0-1 do not allow (never nullable)")
-        host_utf8 = listener.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, listener.host)
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
@@ -274,23 +243,9 @@ def _read_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
     request.ack_when_committed = True
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            request.cluster_id = ""
-            pos += 1
-        elif cluster_id_n == 0:  # null
-            request.cluster_id = None
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                request.cluster_id, pos = _w.read_compact_string(buf, pos)
+        request.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "timeout_ms, voter_id"
         request.timeout_ms, request.voter_id = _unpack_AddRaftVoterRequest_timeout_ms_voter_id(buf, pos)
         pos += 8
@@ -298,63 +253,17 @@ def _read_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
         request.voter_directory_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        listeners_n = buf[pos] - 1
-        if listeners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
+            raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                listeners_n, pos = _w.read_count(buf, pos, True)
-            if listeners_n < 0:
-                raise DecodeError("non-nullable field listeners was null", offset=pos)
-            elif listeners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                listeners_items: KeyedList[Listener] = KeyedList()
-                for listeners_index in range(listeners_n):
-                    try:
-                        listeners_item = blank_instance(Listener)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            listeners_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            listeners_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (listeners_item.port,) = _unpack_Listener_port(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            listeners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "listeners[]", listeners_index
-                        raise failure from None
-                    listeners_items.append(listeners_item)
-                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                request.listeners = listeners_items
+            listeners_items: KeyedList[Listener] = KeyedList()
+            for index in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_1(buf, pos)
+                listeners_items.append(listeners_item)
+            request.listeners = listeners_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -381,10 +290,6 @@ def _write_AddRaftVoterRequest_v0(request: AddRaftVoterRequest, out: bytearray) 
         listeners_items = request.listeners
         if listeners_items is None:
                 raise EncodeError("field listeners is null, which AddRaftVoterRequest version 0 does not allow (never nullable)")
-        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(listeners_items) + 1)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_1(listeners_item, out)
         else:
             _w.write_count(out, len(listeners_items), True)
             for listeners_item in listeners_items:
@@ -422,23 +327,9 @@ def _read_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
     request = blank_instance(AddRaftVoterRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            request.cluster_id = ""
-            pos += 1
-        elif cluster_id_n == 0:  # null
-            request.cluster_id = None
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                request.cluster_id, pos = _w.read_compact_string(buf, pos)
+        request.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "timeout_ms, voter_id"
         request.timeout_ms, request.voter_id = _unpack_AddRaftVoterRequest_timeout_ms_voter_id(buf, pos)
         pos += 8
@@ -446,63 +337,17 @@ def _read_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
         request.voter_directory_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        listeners_n = buf[pos] - 1
-        if listeners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
+            raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                listeners_n, pos = _w.read_count(buf, pos, True)
-            if listeners_n < 0:
-                raise DecodeError("non-nullable field listeners was null", offset=pos)
-            elif listeners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                listeners_items: KeyedList[Listener] = KeyedList()
-                for listeners_index in range(listeners_n):
-                    try:
-                        listeners_item = blank_instance(Listener)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            listeners_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            listeners_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (listeners_item.port,) = _unpack_Listener_port(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            listeners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "listeners[]", listeners_index
-                        raise failure from None
-                    listeners_items.append(listeners_item)
-                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                request.listeners = listeners_items
+            listeners_items: KeyedList[Listener] = KeyedList()
+            for index in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_1(buf, pos)
+                listeners_items.append(listeners_item)
+            request.listeners = listeners_items
         field = "ack_when_committed"
         (request.ack_when_committed,) = _unpack_AddRaftVoterRequest_ack_when_committed(buf, pos)
         pos += 1
@@ -530,10 +375,6 @@ def _write_AddRaftVoterRequest_v1(request: AddRaftVoterRequest, out: bytearray) 
         listeners_items = request.listeners
         if listeners_items is None:
                 raise EncodeError("field listeners is null, which AddRaftVoterRequest version 1 does not allow (never nullable)")
-        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(listeners_items) + 1)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_1(listeners_item, out)
         else:
             _w.write_count(out, len(listeners_items), True)
             for listeners_item in listeners_items:

@@ -294,35 +294,11 @@ def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
     data = blank_instance(EntityData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "entity_type"
-        entity_type_n = buf[pos]  # the length + 1
-        if entity_type_n == 1:  # the empty string
-            data.entity_type = ""
-            pos += 1
-        else:
-            entity_type_end = pos + entity_type_n
-            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
-                data.entity_type = buf[pos + 1:entity_type_end].decode()
-                pos = entity_type_end
-            else:
-                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+        data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
-        entity_name_n = buf[pos]  # the length + 1
-        if entity_name_n == 1:  # the empty string
-            data.entity_name = ""
-            pos += 1
-        elif entity_name_n == 0:  # null
-            data.entity_name = None
-            pos += 1
-        else:
-            entity_name_end = pos + entity_name_n
-            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
-                data.entity_name = buf[pos + 1:entity_name_end].decode()
-                pos = entity_name_end
-            else:
-                data.entity_name, pos = _w.read_compact_string(buf, pos)
+        data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -340,12 +316,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
         field = "entity_type"
         if data.entity_type is None:
             raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
-        entity_type_utf8 = data.entity_type.encode()
-        if len(entity_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(entity_type_utf8) + 1)
-            out += entity_type_utf8
-        else:
-            _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, data.entity_type)
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
@@ -413,20 +384,9 @@ def _read_OpData_v1(buf: bytes, pos: int) -> tuple[OpData, int]:
     data = blank_instance(OpData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "key"
-        key_n = buf[pos]  # the length + 1
-        if key_n == 1:  # the empty string
-            data.key = ""
-            pos += 1
-        else:
-            key_end = pos + key_n
-            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                data.key = buf[pos + 1:key_end].decode()
-                pos = key_end
-            else:
-                data.key, pos = _w.read_compact_string_nn(buf, pos)
+        data.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value, remove"
         data.value, data.remove = _unpack_OpData_value_remove(buf, pos)
         pos += 9
@@ -447,12 +407,7 @@ def _write_OpData_v1(data: OpData, out: bytearray) -> None:
         field = "key"
         if data.key is None:
             raise EncodeError("field key is null, which OpData version 1 does not allow (never nullable)")
-        key_utf8 = data.key.encode()
-        if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(key_utf8) + 1)
-            out += key_utf8
-        else:
-            _w.write_compact_string(out, data.key)
+        _w.write_compact_string(out, data.key)
         field = "value, remove"
         out += _pack_OpData_value_remove(data.value, data.remove)
         field = "(tagged fields)"
@@ -490,20 +445,9 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entity_items: list[EntityData] = []
-            for entity_index in range(entity_n):
-                try:
-                    entity_item = blank_instance(EntityData)
-                    field = "entity_type"
-                    entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
-                    field = "entity_name"
-                    entity_item.entity_name, pos = _w.read_string(buf, pos)
-                    entity_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entity[]", entity_index
-                    raise failure from None
+            for index in range(entity_n):
+                entity_item, pos = _read_EntityData_v0(buf, pos)
                 entity_items.append(entity_item)
-            field, index = "entity[]", entity_index  # as the last call would have left them
             data.entity = entity_items
         field = "ops[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -514,21 +458,9 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ops_items: list[OpData] = []
-            for ops_index in range(ops_n):
-                try:
-                    ops_item = blank_instance(OpData)
-                    field = "key"
-                    ops_item.key, pos = _w.read_string_nn(buf, pos)
-                    field = "value, remove"
-                    ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
-                    pos += 9
-                    ops_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ops[]", ops_index
-                    raise failure from None
+            for index in range(ops_n):
+                ops_item, pos = _read_OpData_v0(buf, pos)
                 ops_items.append(ops_item)
-            field, index = "ops[]", ops_index  # as the last call would have left them
             data.ops = ops_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -586,114 +518,33 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
     data = blank_instance(EntryData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "entity[]"
         index = -1  # no element yet: an error in the count names the array itself
-        entity_n = buf[pos] - 1
-        if entity_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        entity_n, pos = _w.read_count(buf, pos, True)
+        if entity_n < 0:
+            raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                entity_n, pos = _w.read_count(buf, pos, True)
-            if entity_n < 0:
-                raise DecodeError("non-nullable field entity was null", offset=pos)
-            elif entity_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                entity_items: list[EntityData] = []
-                for entity_index in range(entity_n):
-                    try:
-                        entity_item = blank_instance(EntityData)
-                        field = "entity_type"
-                        entity_type_n = buf[pos]  # the length + 1
-                        if entity_type_n == 1:  # the empty string
-                            entity_item.entity_type = ""
-                            pos += 1
-                        else:
-                            entity_type_end = pos + entity_type_n
-                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                pos = entity_type_end
-                            else:
-                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "entity_name"
-                        entity_name_n = buf[pos]  # the length + 1
-                        if entity_name_n == 1:  # the empty string
-                            entity_item.entity_name = ""
-                            pos += 1
-                        elif entity_name_n == 0:  # null
-                            entity_item.entity_name = None
-                            pos += 1
-                        else:
-                            entity_name_end = pos + entity_name_n
-                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                pos = entity_name_end
-                            else:
-                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            entity_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "entity[]", entity_index
-                        raise failure from None
-                    entity_items.append(entity_item)
-                field, index = "entity[]", entity_index  # as the last call would have left them
-                data.entity = entity_items
+            entity_items: list[EntityData] = []
+            for index in range(entity_n):
+                entity_item, pos = _read_EntityData_v1(buf, pos)
+                entity_items.append(entity_item)
+            data.entity = entity_items
         field = "ops[]"
         index = -1  # no element yet: an error in the count names the array itself
-        ops_n = buf[pos] - 1
-        if ops_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        ops_n, pos = _w.read_count(buf, pos, True)
+        if ops_n < 0:
+            raise DecodeError("non-nullable field ops was null", offset=pos)
+        elif ops_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if ops_n < 0x7F and ops_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                ops_n, pos = _w.read_count(buf, pos, True)
-            if ops_n < 0:
-                raise DecodeError("non-nullable field ops was null", offset=pos)
-            elif ops_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                ops_items: list[OpData] = []
-                for ops_index in range(ops_n):
-                    try:
-                        ops_item = blank_instance(OpData)
-                        field = "key"
-                        key_n = buf[pos]  # the length + 1
-                        if key_n == 1:  # the empty string
-                            ops_item.key = ""
-                            pos += 1
-                        else:
-                            key_end = pos + key_n
-                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                ops_item.key = buf[pos + 1:key_end].decode()
-                                pos = key_end
-                            else:
-                                ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value, remove"
-                        ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
-                        pos += 9
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            ops_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            ops_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "ops[]", ops_index
-                        raise failure from None
-                    ops_items.append(ops_item)
-                field, index = "ops[]", ops_index  # as the last call would have left them
-                data.ops = ops_items
+            ops_items: list[OpData] = []
+            for index in range(ops_n):
+                ops_item, pos = _read_OpData_v1(buf, pos)
+                ops_items.append(ops_item)
+            data.ops = ops_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -712,10 +563,6 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         entity_items = data.entity
         if entity_items is None:
                 raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
-        elif len(entity_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(entity_items) + 1)
-            for entity_item in entity_items:
-                _write_EntityData_v1(entity_item, out)
         else:
             _w.write_count(out, len(entity_items), True)
             for entity_item in entity_items:
@@ -724,10 +571,6 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         ops_items = data.ops
         if ops_items is None:
                 raise EncodeError("field ops is null, which EntryData version 1 does not allow (never nullable)")
-        elif len(ops_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(ops_items) + 1)
-            for ops_item in ops_items:
-                _write_OpData_v1(ops_item, out)
         else:
             _w.write_count(out, len(ops_items), True)
             for ops_item in ops_items:
@@ -780,65 +623,9 @@ def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClient
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entries_items: list[EntryData] = []
-            for entries_index in range(entries_n):
-                try:
-                    entries_item = blank_instance(EntryData)
-                    field = "entity[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    entity_n, pos = _w.read_count(buf, pos, False)
-                    if entity_n < 0:
-                        raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        entity_items: list[EntityData] = []
-                        for entity_index in range(entity_n):
-                            try:
-                                entity_item = blank_instance(EntityData)
-                                field = "entity_type"
-                                entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
-                                field = "entity_name"
-                                entity_item.entity_name, pos = _w.read_string(buf, pos)
-                                entity_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "entity[]", entity_index
-                                raise failure from None
-                            entity_items.append(entity_item)
-                        field, index = "entity[]", entity_index  # as the last call would have left them
-                        entries_item.entity = entity_items
-                    field = "ops[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    ops_n, pos = _w.read_count(buf, pos, False)
-                    if ops_n < 0:
-                        raise DecodeError("non-nullable field ops was null", offset=pos)
-                    elif ops_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        ops_items: list[OpData] = []
-                        for ops_index in range(ops_n):
-                            try:
-                                ops_item = blank_instance(OpData)
-                                field = "key"
-                                ops_item.key, pos = _w.read_string_nn(buf, pos)
-                                field = "value, remove"
-                                ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
-                                pos += 9
-                                ops_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "ops[]", ops_index
-                                raise failure from None
-                            ops_items.append(ops_item)
-                        field, index = "ops[]", ops_index  # as the last call would have left them
-                        entries_item.ops = ops_items
-                    entries_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entries[]", entries_index
-                    raise failure from None
+            for index in range(entries_n):
+                entries_item, pos = _read_EntryData_v0(buf, pos)
                 entries_items.append(entries_item)
-            field, index = "entries[]", entries_index  # as the last call would have left them
             request.entries = entries_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterClientQuotasRequest_validate_only(buf, pos)
@@ -886,146 +673,20 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
     request = blank_instance(AlterClientQuotasRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "entries[]"
         index = -1  # no element yet: an error in the count names the array itself
-        entries_n = buf[pos] - 1
-        if entries_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        entries_n, pos = _w.read_count(buf, pos, True)
+        if entries_n < 0:
+            raise DecodeError("non-nullable field entries was null", offset=pos)
+        elif entries_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                entries_n, pos = _w.read_count(buf, pos, True)
-            if entries_n < 0:
-                raise DecodeError("non-nullable field entries was null", offset=pos)
-            elif entries_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                entries_items: list[EntryData] = []
-                for entries_index in range(entries_n):
-                    try:
-                        entries_item = blank_instance(EntryData)
-                        field = "entity[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        entity_n = buf[pos] - 1
-                        if entity_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                entity_n, pos = _w.read_count(buf, pos, True)
-                            if entity_n < 0:
-                                raise DecodeError("non-nullable field entity was null", offset=pos)
-                            elif entity_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                entity_items: list[EntityData] = []
-                                for entity_index in range(entity_n):
-                                    try:
-                                        entity_item = blank_instance(EntityData)
-                                        field = "entity_type"
-                                        entity_type_n = buf[pos]  # the length + 1
-                                        if entity_type_n == 1:  # the empty string
-                                            entity_item.entity_type = ""
-                                            pos += 1
-                                        else:
-                                            entity_type_end = pos + entity_type_n
-                                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                                pos = entity_type_end
-                                            else:
-                                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "entity_name"
-                                        entity_name_n = buf[pos]  # the length + 1
-                                        if entity_name_n == 1:  # the empty string
-                                            entity_item.entity_name = ""
-                                            pos += 1
-                                        elif entity_name_n == 0:  # null
-                                            entity_item.entity_name = None
-                                            pos += 1
-                                        else:
-                                            entity_name_end = pos + entity_name_n
-                                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                                pos = entity_name_end
-                                            else:
-                                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            entity_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "entity[]", entity_index
-                                        raise failure from None
-                                    entity_items.append(entity_item)
-                                field, index = "entity[]", entity_index  # as the last call would have left them
-                                entries_item.entity = entity_items
-                        field = "ops[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        ops_n = buf[pos] - 1
-                        if ops_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if ops_n < 0x7F and ops_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                ops_n, pos = _w.read_count(buf, pos, True)
-                            if ops_n < 0:
-                                raise DecodeError("non-nullable field ops was null", offset=pos)
-                            elif ops_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                ops_items: list[OpData] = []
-                                for ops_index in range(ops_n):
-                                    try:
-                                        ops_item = blank_instance(OpData)
-                                        field = "key"
-                                        key_n = buf[pos]  # the length + 1
-                                        if key_n == 1:  # the empty string
-                                            ops_item.key = ""
-                                            pos += 1
-                                        else:
-                                            key_end = pos + key_n
-                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                ops_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
-                                            else:
-                                                ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value, remove"
-                                        ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
-                                        pos += 9
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            ops_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            ops_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "ops[]", ops_index
-                                        raise failure from None
-                                    ops_items.append(ops_item)
-                                field, index = "ops[]", ops_index  # as the last call would have left them
-                                entries_item.ops = ops_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            entries_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "entries[]", entries_index
-                        raise failure from None
-                    entries_items.append(entries_item)
-                field, index = "entries[]", entries_index  # as the last call would have left them
-                request.entries = entries_items
+            entries_items: list[EntryData] = []
+            for index in range(entries_n):
+                entries_item, pos = _read_EntryData_v1(buf, pos)
+                entries_items.append(entries_item)
+            request.entries = entries_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterClientQuotasRequest_validate_only(buf, pos)
         pos += 1
@@ -1047,10 +708,6 @@ def _write_AlterClientQuotasRequest_v1(request: AlterClientQuotasRequest, out: b
         entries_items = request.entries
         if entries_items is None:
                 raise EncodeError("field entries is null, which AlterClientQuotasRequest version 1 does not allow (never nullable)")
-        elif len(entries_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(entries_items) + 1)
-            for entries_item in entries_items:
-                _write_EntryData_v1(entries_item, out)
         else:
             _w.write_count(out, len(entries_items), True)
             for entries_item in entries_items:

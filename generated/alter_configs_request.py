@@ -241,35 +241,11 @@ def _read_AlterableConfig_v2(buf: bytes, pos: int) -> tuple[AlterableConfig, int
     config = blank_instance(AlterableConfig)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            config.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                config.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                config.name, pos = _w.read_compact_string_nn(buf, pos)
+        config.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_n = buf[pos]  # the length + 1
-        if value_n == 1:  # the empty string
-            config.value = ""
-            pos += 1
-        elif value_n == 0:  # null
-            config.value = None
-            pos += 1
-        else:
-            value_end = pos + value_n
-            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                config.value = buf[pos + 1:value_end].decode()
-                pos = value_end
-            else:
-                config.value, pos = _w.read_compact_string(buf, pos)
+        config.value, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -287,12 +263,7 @@ def _write_AlterableConfig_v2(config: AlterableConfig, out: bytearray) -> None:
         field = "name"
         if config.name is None:
             raise EncodeError("field name is null, which AlterableConfig version 2 does not allow (never nullable)")
-        name_utf8 = config.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, config.name)
+        _w.write_compact_string(out, config.name)
         field = "value"
         _w.write_compact_string(out, config.value)
         field = "(tagged fields)"
@@ -336,20 +307,9 @@ def _read_AlterConfigsResource_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(AlterableConfig)
-                    field = "name"
-                    configs_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "value"
-                    configs_item.value, pos = _w.read_string(buf, pos)
-                    configs_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
+            for index in range(configs_n):
+                configs_item, pos = _read_AlterableConfig_v0_1(buf, pos)
                 configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
             resource.configs = configs_items
         resource.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -399,82 +359,25 @@ def _read_AlterConfigsResource_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRes
     resource = blank_instance(AlterConfigsResource)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resource_type"
         (resource.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_n = buf[pos]  # the length + 1
-        if resource_name_n == 1:  # the empty string
-            resource.resource_name = ""
-            pos += 1
-        else:
-            resource_name_end = pos + resource_name_n
-            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                resource.resource_name = buf[pos + 1:resource_name_end].decode()
-                pos = resource_name_end
-            else:
-                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+        resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
-        configs_n = buf[pos] - 1
-        if configs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        configs_n, pos = _w.read_count(buf, pos, True)
+        if configs_n < 0:
+            raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                configs_n, pos = _w.read_count(buf, pos, True)
-            if configs_n < 0:
-                raise DecodeError("non-nullable field configs was null", offset=pos)
-            elif configs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                configs_items: KeyedList[AlterableConfig] = KeyedList()
-                for configs_index in range(configs_n):
-                    try:
-                        configs_item = blank_instance(AlterableConfig)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            configs_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                configs_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            configs_item.value = ""
-                            pos += 1
-                        elif value_n == 0:  # null
-                            configs_item.value = None
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                configs_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            configs_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "configs[]", configs_index
-                        raise failure from None
-                    configs_items.append(configs_item)
-                field, index = "configs[]", configs_index  # as the last call would have left them
-                resource.configs = configs_items
+            configs_items: KeyedList[AlterableConfig] = KeyedList()
+            for index in range(configs_n):
+                configs_item, pos = _read_AlterableConfig_v2(buf, pos)
+                configs_items.append(configs_item)
+            resource.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -494,20 +397,11 @@ def _write_AlterConfigsResource_v2(resource: AlterConfigsResource, out: bytearra
         field = "resource_name"
         if resource.resource_name is None:
             raise EncodeError("field resource_name is null, which AlterConfigsResource version 2 does not allow (never nullable)")
-        resource_name_utf8 = resource.resource_name.encode()
-        if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(resource_name_utf8) + 1)
-            out += resource_name_utf8
-        else:
-            _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, resource.resource_name)
         field = "configs[]"
         configs_items = resource.configs
         if configs_items is None:
                 raise EncodeError("field configs is null, which AlterConfigsResource version 2 does not allow (never nullable)")
-        elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(configs_items) + 1)
-            for configs_item in configs_items:
-                _write_AlterableConfig_v2(configs_item, out)
         else:
             _w.write_count(out, len(configs_items), True)
             for configs_item in configs_items:
@@ -554,45 +448,9 @@ def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRe
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-            for resources_index in range(resources_n):
-                try:
-                    resources_item = blank_instance(AlterConfigsResource)
-                    field = "resource_type"
-                    (resources_item.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n, pos = _w.read_count(buf, pos, False)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        configs_items: KeyedList[AlterableConfig] = KeyedList()
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(AlterableConfig)
-                                field = "name"
-                                configs_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "value"
-                                configs_item.value, pos = _w.read_string(buf, pos)
-                                configs_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        resources_item.configs = configs_items
-                    resources_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "resources[]", resources_index
-                    raise failure from None
+            for index in range(resources_n):
+                resources_item, pos = _read_AlterConfigsResource_v0_1(buf, pos)
                 resources_items.append(resources_item)
-            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterConfigsRequest_validate_only(buf, pos)
@@ -640,114 +498,20 @@ def _read_AlterConfigsRequest_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRequ
     request = blank_instance(AlterConfigsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resources[]"
         index = -1  # no element yet: an error in the count names the array itself
-        resources_n = buf[pos] - 1
-        if resources_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        resources_n, pos = _w.read_count(buf, pos, True)
+        if resources_n < 0:
+            raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if resources_n < 0x7F and resources_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                resources_n, pos = _w.read_count(buf, pos, True)
-            if resources_n < 0:
-                raise DecodeError("non-nullable field resources was null", offset=pos)
-            elif resources_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-                for resources_index in range(resources_n):
-                    try:
-                        resources_item = blank_instance(AlterConfigsResource)
-                        field = "resource_type"
-                        (resources_item.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
-                        pos += 1
-                        field = "resource_name"
-                        resource_name_n = buf[pos]  # the length + 1
-                        if resource_name_n == 1:  # the empty string
-                            resources_item.resource_name = ""
-                            pos += 1
-                        else:
-                            resource_name_end = pos + resource_name_n
-                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                pos = resource_name_end
-                            else:
-                                resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "configs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        configs_n = buf[pos] - 1
-                        if configs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                configs_n, pos = _w.read_count(buf, pos, True)
-                            if configs_n < 0:
-                                raise DecodeError("non-nullable field configs was null", offset=pos)
-                            elif configs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                configs_items: KeyedList[AlterableConfig] = KeyedList()
-                                for configs_index in range(configs_n):
-                                    try:
-                                        configs_item = blank_instance(AlterableConfig)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            configs_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                configs_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            configs_item.value = ""
-                                            pos += 1
-                                        elif value_n == 0:  # null
-                                            configs_item.value = None
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            configs_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "configs[]", configs_index
-                                        raise failure from None
-                                    configs_items.append(configs_item)
-                                field, index = "configs[]", configs_index  # as the last call would have left them
-                                resources_item.configs = configs_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            resources_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "resources[]", resources_index
-                        raise failure from None
-                    resources_items.append(resources_item)
-                field, index = "resources[]", resources_index  # as the last call would have left them
-                request.resources = resources_items
+            resources_items: KeyedList[AlterConfigsResource] = KeyedList()
+            for index in range(resources_n):
+                resources_item, pos = _read_AlterConfigsResource_v2(buf, pos)
+                resources_items.append(resources_item)
+            request.resources = resources_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterConfigsRequest_validate_only(buf, pos)
         pos += 1
@@ -769,10 +533,6 @@ def _write_AlterConfigsRequest_v2(request: AlterConfigsRequest, out: bytearray) 
         resources_items = request.resources
         if resources_items is None:
                 raise EncodeError("field resources is null, which AlterConfigsRequest version 2 does not allow (never nullable)")
-        elif len(resources_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(resources_items) + 1)
-            for resources_item in resources_items:
-                _write_AlterConfigsResource_v2(resources_item, out)
         else:
             _w.write_count(out, len(resources_items), True)
             for resources_item in resources_items:

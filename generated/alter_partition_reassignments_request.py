@@ -25,8 +25,6 @@ _unpack_AlterPartitionReassignmentsRequest_timeout_ms = struct.Struct(">i").unpa
 _pack_AlterPartitionReassignmentsRequest_timeout_ms = struct.Struct(">i").pack
 _unpack_AlterPartitionReassignmentsRequest_timeout_ms_allow_replication_factor_change = struct.Struct(">i?").unpack_from
 _pack_AlterPartitionReassignmentsRequest_timeout_ms_allow_replication_factor_change = struct.Struct(">i?").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class ReassignablePartition(GeneratedStruct):
@@ -208,27 +206,16 @@ def _read_ReassignablePartition_v0_1(buf: bytes, pos: int) -> tuple[Reassignable
     partition = blank_instance(ReassignablePartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index"
         (partition.partition_index,) = _unpack_ReassignablePartition_partition_index(buf, pos)
         pos += 4
         field = "replicas"
-        replicas_n = buf[pos] - 1
-        if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1
-            partition.replicas = []
+        replicas_n, pos = _w.read_count(buf, pos, True)
+        if replicas_n < 0:
+            partition.replicas = None
         else:
-            replicas_end = pos + 1 + replicas_n * 4
-            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                partition.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = replicas_end
-            else:
-                replicas_n, pos = _w.read_count(buf, pos, True)
-                if replicas_n < 0:
-                    partition.replicas = None
-                else:
-                    partition.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+            partition.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -249,9 +236,6 @@ def _write_ReassignablePartition_v0_1(partition: ReassignablePartition, out: byt
         replicas_items = partition.replicas
         if replicas_items is None:
             _w.write_count(out, None, True)
-        elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(replicas_items) + 1)
-            out += _pack_int32s[len(replicas_items)](*replicas_items)
         else:
             _w.write_count(out, len(replicas_items), True)
             _w.write_fixed_array(out, replicas_items, "i")
@@ -285,71 +269,22 @@ def _read_ReassignableTopic_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopi
     topic = blank_instance(ReassignableTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[ReassignablePartition] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(ReassignablePartition)
-                        field = "partition_index"
-                        (partitions_item.partition_index,) = _unpack_ReassignablePartition_partition_index(buf, pos)
-                        pos += 4
-                        field = "replicas"
-                        replicas_n = buf[pos] - 1
-                        if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1
-                            partitions_item.replicas = []
-                        else:
-                            replicas_end = pos + 1 + replicas_n * 4
-                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = replicas_end
-                            else:
-                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                if replicas_n < 0:
-                                    partitions_item.replicas = None
-                                else:
-                                    partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                topic.partitions = partitions_items
+            partitions_items: list[ReassignablePartition] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_ReassignablePartition_v0_1(buf, pos)
+                partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -367,20 +302,11 @@ def _write_ReassignableTopic_v0_1(topic: ReassignableTopic, out: bytearray) -> N
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_ReassignablePartition_v0_1(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -418,106 +344,23 @@ def _read_AlterPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[A
     request.allow_replication_factor_change = True
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_AlterPartitionReassignmentsRequest_timeout_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[ReassignableTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(ReassignableTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[ReassignablePartition] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(ReassignablePartition)
-                                        field = "partition_index"
-                                        (partitions_item.partition_index,) = _unpack_ReassignablePartition_partition_index(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1
-                                            partitions_item.replicas = []
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    partitions_item.replicas = None
-                                                else:
-                                                    partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[ReassignableTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_ReassignableTopic_v0_1(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -540,10 +383,6 @@ def _write_AlterPartitionReassignmentsRequest_v0(request: AlterPartitionReassign
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterPartitionReassignmentsRequest version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_ReassignableTopic_v0_1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -579,106 +418,23 @@ def _read_AlterPartitionReassignmentsRequest_v1(buf: bytes, pos: int) -> tuple[A
     request = blank_instance(AlterPartitionReassignmentsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "timeout_ms, allow_replication_factor_change"
         request.timeout_ms, request.allow_replication_factor_change = _unpack_AlterPartitionReassignmentsRequest_timeout_ms_allow_replication_factor_change(buf, pos)
         pos += 5
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[ReassignableTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(ReassignableTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[ReassignablePartition] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(ReassignablePartition)
-                                        field = "partition_index"
-                                        (partitions_item.partition_index,) = _unpack_ReassignablePartition_partition_index(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1
-                                            partitions_item.replicas = []
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    partitions_item.replicas = None
-                                                else:
-                                                    partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[ReassignableTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_ReassignableTopic_v0_1(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -699,10 +455,6 @@ def _write_AlterPartitionReassignmentsRequest_v1(request: AlterPartitionReassign
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterPartitionReassignmentsRequest version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_ReassignableTopic_v0_1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

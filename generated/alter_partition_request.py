@@ -30,8 +30,6 @@ _unpack_PartitionData_leader_recovery_state_partition_epoch = struct.Struct(">bi
 _pack_PartitionData_leader_recovery_state_partition_epoch = struct.Struct(">bi").pack
 _unpack_AlterPartitionRequest_broker_id_broker_epoch = struct.Struct(">iq").unpack_from
 _pack_AlterPartitionRequest_broker_id_broker_epoch = struct.Struct(">iq").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -351,26 +349,16 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data.leader_recovery_state = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, leader_epoch"
         data.partition_index, data.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
         pos += 8
         field = "new_isr"
-        new_isr_n = buf[pos] - 1
-        if new_isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        new_isr_n, pos = _w.read_count(buf, pos, True)
+        if new_isr_n < 0:
+            raise DecodeError("non-nullable field new_isr was null", offset=pos)
         else:
-            new_isr_end = pos + 1 + new_isr_n * 4
-            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = new_isr_end
-            else:
-                new_isr_n, pos = _w.read_count(buf, pos, True)
-                if new_isr_n < 0:
-                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                else:
-                    data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+            data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
         field = "partition_epoch"
         (data.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
         pos += 4
@@ -398,9 +386,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         new_isr_items = data.new_isr
         if new_isr_items is None:
                 raise EncodeError("field new_isr is null, which PartitionData version 0 does not allow (never nullable)")
-        elif len(new_isr_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(new_isr_items) + 1)
-            out += _pack_int32s[len(new_isr_items)](*new_isr_items)
         else:
             _w.write_count(out, len(new_isr_items), True)
             _w.write_fixed_array(out, new_isr_items, "i")
@@ -436,26 +421,16 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, leader_epoch"
         data.partition_index, data.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
         pos += 8
         field = "new_isr"
-        new_isr_n = buf[pos] - 1
-        if new_isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        new_isr_n, pos = _w.read_count(buf, pos, True)
+        if new_isr_n < 0:
+            raise DecodeError("non-nullable field new_isr was null", offset=pos)
         else:
-            new_isr_end = pos + 1 + new_isr_n * 4
-            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = new_isr_end
-            else:
-                new_isr_n, pos = _w.read_count(buf, pos, True)
-                if new_isr_n < 0:
-                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                else:
-                    data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+            data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
         field = "leader_recovery_state, partition_epoch"
         data.leader_recovery_state, data.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
         pos += 5
@@ -481,9 +456,6 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         new_isr_items = data.new_isr
         if new_isr_items is None:
                 raise EncodeError("field new_isr is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        elif len(new_isr_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(new_isr_items) + 1)
-            out += _pack_int32s[len(new_isr_items)](*new_isr_items)
         else:
             _w.write_count(out, len(new_isr_items), True)
             _w.write_fixed_array(out, new_isr_items, "i")
@@ -526,35 +498,28 @@ def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         pos += 8
         field = "new_isr_with_epochs[]"
         index = -1  # no element yet: an error in the count names the array itself
-        new_isr_with_epochs_n = buf[pos] - 1
-        if new_isr_with_epochs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
+        if new_isr_with_epochs_n < 0:
+            raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+        elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            new_isr_with_epochs_items: list[BrokerState] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
+            new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
+            if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
+                for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
+                    new_isr_with_epochs_item = blank_instance(BrokerState)
+                    new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
+                    new_isr_with_epochs_item.unknown_tagged_fields = ()
+                    new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                pos = new_isr_with_epochs_end
             else:
-                new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
-            if new_isr_with_epochs_n < 0:
-                raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-            elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                new_isr_with_epochs_items: list[BrokerState] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
-                new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
-                if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
-                    for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
-                        new_isr_with_epochs_item = blank_instance(BrokerState)
-                        new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
-                        new_isr_with_epochs_item.unknown_tagged_fields = ()
-                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                    pos = new_isr_with_epochs_end
-                else:
-                    for index in range(new_isr_with_epochs_n):
-                        new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
-                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                data.new_isr_with_epochs = new_isr_with_epochs_items
+                for index in range(new_isr_with_epochs_n):
+                    new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
+                    new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+            data.new_isr_with_epochs = new_isr_with_epochs_items
         field = "leader_recovery_state, partition_epoch"
         data.leader_recovery_state, data.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
         pos += 5
@@ -580,10 +545,6 @@ def _write_PartitionData_v3(data: PartitionData, out: bytearray) -> None:
         new_isr_with_epochs_items = data.new_isr_with_epochs
         if new_isr_with_epochs_items is None:
                 raise EncodeError("field new_isr_with_epochs is null, which PartitionData version 3 does not allow (never nullable)")
-        elif len(new_isr_with_epochs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(new_isr_with_epochs_items) + 1)
-            for new_isr_with_epochs_item in new_isr_with_epochs_items:
-                _write_BrokerState_v3(new_isr_with_epochs_item, out)
         else:
             _w.write_count(out, len(new_isr_with_epochs_items), True)
             for new_isr_with_epochs_item in new_isr_with_epochs_items:
@@ -622,74 +583,22 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            data.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                data.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        partitions_item.leader_recovery_state = 0
-                        field = "partition_index, leader_epoch"
-                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                        pos += 8
-                        field = "new_isr"
-                        new_isr_n = buf[pos] - 1
-                        if new_isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            new_isr_end = pos + 1 + new_isr_n * 4
-                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = new_isr_end
-                            else:
-                                new_isr_n, pos = _w.read_count(buf, pos, True)
-                                if new_isr_n < 0:
-                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                                else:
-                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                        field = "partition_epoch"
-                        (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -707,20 +616,11 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "topic_name"
         if data.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        topic_name_utf8 = data.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -758,73 +658,22 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            data.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                data.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        field = "partition_index, leader_epoch"
-                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                        pos += 8
-                        field = "new_isr"
-                        new_isr_n = buf[pos] - 1
-                        if new_isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            new_isr_end = pos + 1 + new_isr_n * 4
-                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = new_isr_end
-                            else:
-                                new_isr_n, pos = _w.read_count(buf, pos, True)
-                                if new_isr_n < 0:
-                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                                else:
-                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                        field = "leader_recovery_state, partition_epoch"
-                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                        pos += 5
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v1_2(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -842,20 +691,11 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "topic_name"
         if data.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        topic_name_utf8 = data.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -893,63 +733,22 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data.topic_name = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        field = "partition_index, leader_epoch"
-                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                        pos += 8
-                        field = "new_isr"
-                        new_isr_n = buf[pos] - 1
-                        if new_isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            new_isr_end = pos + 1 + new_isr_n * 4
-                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = new_isr_end
-                            else:
-                                new_isr_n, pos = _w.read_count(buf, pos, True)
-                                if new_isr_n < 0:
-                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                                else:
-                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                        field = "leader_recovery_state, partition_epoch"
-                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                        pos += 5
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v1_2(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -970,10 +769,6 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -1011,79 +806,22 @@ def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data.topic_name = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        field = "partition_index, leader_epoch"
-                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                        pos += 8
-                        field = "new_isr_with_epochs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        new_isr_with_epochs_n = buf[pos] - 1
-                        if new_isr_with_epochs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
-                            if new_isr_with_epochs_n < 0:
-                                raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-                            elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                new_isr_with_epochs_items: list[BrokerState] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
-                                new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
-                                if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
-                                    for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
-                                        new_isr_with_epochs_item = blank_instance(BrokerState)
-                                        new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
-                                        new_isr_with_epochs_item.unknown_tagged_fields = ()
-                                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                                    pos = new_isr_with_epochs_end
-                                else:
-                                    for index in range(new_isr_with_epochs_n):
-                                        new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
-                                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                                partitions_item.new_isr_with_epochs = new_isr_with_epochs_items
-                        field = "leader_recovery_state, partition_epoch"
-                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                        pos += 5
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v3(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1104,10 +842,6 @@ def _write_TopicData_v3(data: TopicData, out: bytearray) -> None:
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 3 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v3(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -1144,110 +878,23 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
     request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id, broker_epoch"
         request.broker_id, request.broker_epoch = _unpack_AlterPartitionRequest_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        topics_item.topic_id = _ZERO_UUID
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        partitions_item.leader_recovery_state = 0
-                                        field = "partition_index, leader_epoch"
-                                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                                        pos += 8
-                                        field = "new_isr"
-                                        new_isr_n = buf[pos] - 1
-                                        if new_isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            new_isr_end = pos + 1 + new_isr_n * 4
-                                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = new_isr_end
-                                            else:
-                                                new_isr_n, pos = _w.read_count(buf, pos, True)
-                                                if new_isr_n < 0:
-                                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                                                else:
-                                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                                        field = "partition_epoch"
-                                        (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
-                                        pos += 4
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v0(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1268,10 +915,6 @@ def _write_AlterPartitionRequest_v0(request: AlterPartitionRequest, out: bytearr
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterPartitionRequest version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1307,109 +950,23 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
     request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id, broker_epoch"
         request.broker_id, request.broker_epoch = _unpack_AlterPartitionRequest_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        topics_item.topic_id = _ZERO_UUID
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, leader_epoch"
-                                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                                        pos += 8
-                                        field = "new_isr"
-                                        new_isr_n = buf[pos] - 1
-                                        if new_isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            new_isr_end = pos + 1 + new_isr_n * 4
-                                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = new_isr_end
-                                            else:
-                                                new_isr_n, pos = _w.read_count(buf, pos, True)
-                                                if new_isr_n < 0:
-                                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                                                else:
-                                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                                        field = "leader_recovery_state, partition_epoch"
-                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                        pos += 5
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v1(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1430,10 +987,6 @@ def _write_AlterPartitionRequest_v1(request: AlterPartitionRequest, out: bytearr
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterPartitionRequest version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1469,99 +1022,23 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
     request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id, broker_epoch"
         request.broker_id, request.broker_epoch = _unpack_AlterPartitionRequest_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        topics_item.topic_name = ''
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, leader_epoch"
-                                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                                        pos += 8
-                                        field = "new_isr"
-                                        new_isr_n = buf[pos] - 1
-                                        if new_isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            new_isr_end = pos + 1 + new_isr_n * 4
-                                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = new_isr_end
-                                            else:
-                                                new_isr_n, pos = _w.read_count(buf, pos, True)
-                                                if new_isr_n < 0:
-                                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                                                else:
-                                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                                        field = "leader_recovery_state, partition_epoch"
-                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                        pos += 5
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v2(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1582,10 +1059,6 @@ def _write_AlterPartitionRequest_v2(request: AlterPartitionRequest, out: bytearr
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterPartitionRequest version 2 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1621,115 +1094,23 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
     request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id, broker_epoch"
         request.broker_id, request.broker_epoch = _unpack_AlterPartitionRequest_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        topics_item.topic_name = ''
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, leader_epoch"
-                                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                                        pos += 8
-                                        field = "new_isr_with_epochs[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        new_isr_with_epochs_n = buf[pos] - 1
-                                        if new_isr_with_epochs_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
-                                            if new_isr_with_epochs_n < 0:
-                                                raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-                                            elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                new_isr_with_epochs_items: list[BrokerState] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
-                                                new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
-                                                if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
-                                                    for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
-                                                        new_isr_with_epochs_item = blank_instance(BrokerState)
-                                                        new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
-                                                        new_isr_with_epochs_item.unknown_tagged_fields = ()
-                                                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                                                    pos = new_isr_with_epochs_end
-                                                else:
-                                                    for index in range(new_isr_with_epochs_n):
-                                                        new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
-                                                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                                                partitions_item.new_isr_with_epochs = new_isr_with_epochs_items
-                                        field = "leader_recovery_state, partition_epoch"
-                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                        pos += 5
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v3(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1750,10 +1131,6 @@ def _write_AlterPartitionRequest_v3(request: AlterPartitionRequest, out: bytearr
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterPartitionRequest version 3 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v3(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

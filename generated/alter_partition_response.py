@@ -27,8 +27,6 @@ _unpack_PartitionData_leader_recovery_state_partition_epoch = struct.Struct(">bi
 _pack_PartitionData_leader_recovery_state_partition_epoch = struct.Struct(">bi").pack
 _unpack_AlterPartitionResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
 _pack_AlterPartitionResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -254,26 +252,16 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data.leader_recovery_state = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, error_code, leader_id, leader_epoch"
         data.partition_index, data.error_code, data.leader_id, data.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
         pos += 14
         field = "isr"
-        isr_n = buf[pos] - 1
-        if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        isr_n, pos = _w.read_count(buf, pos, True)
+        if isr_n < 0:
+            raise DecodeError("non-nullable field isr was null", offset=pos)
         else:
-            isr_end = pos + 1 + isr_n * 4
-            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                data.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = isr_end
-            else:
-                isr_n, pos = _w.read_count(buf, pos, True)
-                if isr_n < 0:
-                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                else:
-                    data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+            data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "partition_epoch"
         (data.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
         pos += 4
@@ -297,9 +285,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         isr_items = data.isr
         if isr_items is None:
                 raise EncodeError("field isr is null, which PartitionData version 0 does not allow (never nullable)")
-        elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(isr_items) + 1)
-            out += _pack_int32s[len(isr_items)](*isr_items)
         else:
             _w.write_count(out, len(isr_items), True)
             _w.write_fixed_array(out, isr_items, "i")
@@ -335,26 +320,16 @@ def _read_PartitionData_v1_3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, error_code, leader_id, leader_epoch"
         data.partition_index, data.error_code, data.leader_id, data.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
         pos += 14
         field = "isr"
-        isr_n = buf[pos] - 1
-        if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        isr_n, pos = _w.read_count(buf, pos, True)
+        if isr_n < 0:
+            raise DecodeError("non-nullable field isr was null", offset=pos)
         else:
-            isr_end = pos + 1 + isr_n * 4
-            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                data.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = isr_end
-            else:
-                isr_n, pos = _w.read_count(buf, pos, True)
-                if isr_n < 0:
-                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                else:
-                    data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+            data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "leader_recovery_state, partition_epoch"
         data.leader_recovery_state, data.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
         pos += 5
@@ -378,9 +353,6 @@ def _write_PartitionData_v1_3(data: PartitionData, out: bytearray) -> None:
         isr_items = data.isr
         if isr_items is None:
                 raise EncodeError("field isr is null, which PartitionData versions 1-3 do not allow (never nullable)")
-        elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(isr_items) + 1)
-            out += _pack_int32s[len(isr_items)](*isr_items)
         else:
             _w.write_count(out, len(isr_items), True)
             _w.write_fixed_array(out, isr_items, "i")
@@ -417,74 +389,22 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            data.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                data.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        partitions_item.leader_recovery_state = 0
-                        field = "partition_index, error_code, leader_id, leader_epoch"
-                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                        pos += 14
-                        field = "isr"
-                        isr_n = buf[pos] - 1
-                        if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            isr_end = pos + 1 + isr_n * 4
-                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = isr_end
-                            else:
-                                isr_n, pos = _w.read_count(buf, pos, True)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                        field = "partition_epoch"
-                        (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -502,20 +422,11 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "topic_name"
         if data.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        topic_name_utf8 = data.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -553,73 +464,22 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            data.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                data.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        field = "partition_index, error_code, leader_id, leader_epoch"
-                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                        pos += 14
-                        field = "isr"
-                        isr_n = buf[pos] - 1
-                        if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            isr_end = pos + 1 + isr_n * 4
-                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = isr_end
-                            else:
-                                isr_n, pos = _w.read_count(buf, pos, True)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                        field = "leader_recovery_state, partition_epoch"
-                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                        pos += 5
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v1_3(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -637,20 +497,11 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "topic_name"
         if data.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        topic_name_utf8 = data.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_3(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -688,63 +539,22 @@ def _read_TopicData_v2_3(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data.topic_name = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        field = "partition_index, error_code, leader_id, leader_epoch"
-                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                        pos += 14
-                        field = "isr"
-                        isr_n = buf[pos] - 1
-                        if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            isr_end = pos + 1 + isr_n * 4
-                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = isr_end
-                            else:
-                                isr_n, pos = _w.read_count(buf, pos, True)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                        field = "leader_recovery_state, partition_epoch"
-                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                        pos += 5
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v1_3(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -765,10 +575,6 @@ def _write_TopicData_v2_3(data: TopicData, out: bytearray) -> None:
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData versions 2-3 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_3(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -805,110 +611,23 @@ def _read_AlterPartitionResponse_v0(buf: bytes, pos: int) -> tuple[AlterPartitio
     response = blank_instance(AlterPartitionResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AlterPartitionResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        topics_item.topic_id = _ZERO_UUID
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        partitions_item.leader_recovery_state = 0
-                                        field = "partition_index, error_code, leader_id, leader_epoch"
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 14
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "partition_epoch"
-                                        (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
-                                        pos += 4
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v0(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -929,10 +648,6 @@ def _write_AlterPartitionResponse_v0(response: AlterPartitionResponse, out: byte
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterPartitionResponse version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -968,109 +683,23 @@ def _read_AlterPartitionResponse_v1(buf: bytes, pos: int) -> tuple[AlterPartitio
     response = blank_instance(AlterPartitionResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AlterPartitionResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        topics_item.topic_id = _ZERO_UUID
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, error_code, leader_id, leader_epoch"
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 14
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "leader_recovery_state, partition_epoch"
-                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                        pos += 5
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v1(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1091,10 +720,6 @@ def _write_AlterPartitionResponse_v1(response: AlterPartitionResponse, out: byte
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterPartitionResponse version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1130,99 +755,23 @@ def _read_AlterPartitionResponse_v2_3(buf: bytes, pos: int) -> tuple[AlterPartit
     response = blank_instance(AlterPartitionResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AlterPartitionResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        topics_item.topic_name = ''
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, error_code, leader_id, leader_epoch"
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 14
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "leader_recovery_state, partition_epoch"
-                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                        pos += 5
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v2_3(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1243,10 +792,6 @@ def _write_AlterPartitionResponse_v2_3(response: AlterPartitionResponse, out: by
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterPartitionResponse versions 2-3 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v2_3(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -17,11 +17,6 @@ from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
-# Precompiled struct calls, named after the fields they read (one call per run of fixed-width
-# fields, or per row of an array of fixed-width structs).
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
-
 
 class AlterReplicaLogDirTopic(GeneratedStruct):
     """Topics with replicas to move into this directory."""
@@ -238,35 +233,15 @@ def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplica
     topic = blank_instance(AlterReplicaLogDirTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -284,19 +259,11 @@ def _write_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic, out: bytea
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -343,24 +310,9 @@ def _read_AlterReplicaLogDir_v0_1(buf: bytes, pos: int) -> tuple[AlterReplicaLog
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(AlterReplicaLogDirTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_AlterReplicaLogDirTopic_v0_1(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             alter_replica_log_dir.topics = topics_items
         alter_replica_log_dir.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -408,79 +360,22 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
     alter_replica_log_dir = blank_instance(AlterReplicaLogDir)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "path"
-        path_n = buf[pos]  # the length + 1
-        if path_n == 1:  # the empty string
-            alter_replica_log_dir.path = ""
-            pos += 1
-        else:
-            path_end = pos + path_n
-            if 0 < path_n < 0x80 and path_end <= size:  # the usual case: a short string
-                alter_replica_log_dir.path = buf[pos + 1:path_end].decode()
-                pos = path_end
-            else:
-                alter_replica_log_dir.path, pos = _w.read_compact_string_nn(buf, pos)
+        alter_replica_log_dir.path, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(AlterReplicaLogDirTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                alter_replica_log_dir.topics = topics_items
+            topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_AlterReplicaLogDirTopic_v2(buf, pos)
+                topics_items.append(topics_item)
+            alter_replica_log_dir.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -498,20 +393,11 @@ def _write_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir, out:
         field = "path"
         if alter_replica_log_dir.path is None:
             raise EncodeError("field path is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
-        path_utf8 = alter_replica_log_dir.path.encode()
-        if len(path_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(path_utf8) + 1)
-            out += path_utf8
-        else:
-            _w.write_compact_string(out, alter_replica_log_dir.path)
+        _w.write_compact_string(out, alter_replica_log_dir.path)
         field = "topics[]"
         topics_items = alter_replica_log_dir.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_AlterReplicaLogDirTopic_v2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -558,46 +444,9 @@ def _read_AlterReplicaLogDirsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterRe
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
-            for dirs_index in range(dirs_n):
-                try:
-                    dirs_item = blank_instance(AlterReplicaLogDir)
-                    field = "path"
-                    dirs_item.path, pos = _w.read_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n, pos = _w.read_count(buf, pos, False)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(AlterReplicaLogDirTopic)
-                                field = "name"
-                                topics_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "partitions"
-                                partitions_n, pos = _w.read_count(buf, pos, False)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                topics_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        dirs_item.topics = topics_items
-                    dirs_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "dirs[]", dirs_index
-                    raise failure from None
+            for index in range(dirs_n):
+                dirs_item, pos = _read_AlterReplicaLogDir_v0_1(buf, pos)
                 dirs_items.append(dirs_item)
-            field, index = "dirs[]", dirs_index  # as the last call would have left them
             request.dirs = dirs_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -640,111 +489,20 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
     request = blank_instance(AlterReplicaLogDirsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "dirs[]"
         index = -1  # no element yet: an error in the count names the array itself
-        dirs_n = buf[pos] - 1
-        if dirs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        dirs_n, pos = _w.read_count(buf, pos, True)
+        if dirs_n < 0:
+            raise DecodeError("non-nullable field dirs was null", offset=pos)
+        elif dirs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if dirs_n < 0x7F and dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                dirs_n, pos = _w.read_count(buf, pos, True)
-            if dirs_n < 0:
-                raise DecodeError("non-nullable field dirs was null", offset=pos)
-            elif dirs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
-                for dirs_index in range(dirs_n):
-                    try:
-                        dirs_item = blank_instance(AlterReplicaLogDir)
-                        field = "path"
-                        path_n = buf[pos]  # the length + 1
-                        if path_n == 1:  # the empty string
-                            dirs_item.path = ""
-                            pos += 1
-                        else:
-                            path_end = pos + path_n
-                            if 0 < path_n < 0x80 and path_end <= size:  # the usual case: a short string
-                                dirs_item.path = buf[pos + 1:path_end].decode()
-                                pos = path_end
-                            else:
-                                dirs_item.path, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(AlterReplicaLogDirTopic)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions"
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            partitions_end = pos + 1 + partitions_n * 4
-                                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = partitions_end
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                                if partitions_n < 0:
-                                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                                else:
-                                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                dirs_item.topics = topics_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            dirs_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            dirs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "dirs[]", dirs_index
-                        raise failure from None
-                    dirs_items.append(dirs_item)
-                field, index = "dirs[]", dirs_index  # as the last call would have left them
-                request.dirs = dirs_items
+            dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
+            for index in range(dirs_n):
+                dirs_item, pos = _read_AlterReplicaLogDir_v2(buf, pos)
+                dirs_items.append(dirs_item)
+            request.dirs = dirs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -763,10 +521,6 @@ def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, ou
         dirs_items = request.dirs
         if dirs_items is None:
                 raise EncodeError("field dirs is null, which AlterReplicaLogDirsRequest version 2 does not allow (never nullable)")
-        elif len(dirs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(dirs_items) + 1)
-            for dirs_item in dirs_items:
-                _write_AlterReplicaLogDir_v2(dirs_item, out)
         else:
             _w.write_count(out, len(dirs_items), True)
             for dirs_item in dirs_items:

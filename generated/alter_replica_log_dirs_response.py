@@ -350,48 +350,31 @@ def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int) -> tuple[AlterR
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            result.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                result.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                result.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        result.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[AlterReplicaLogDirPartitionResult] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 7
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
+                    partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
+                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[AlterReplicaLogDirPartitionResult] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 7
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                    for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
-                        partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
-                        partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v2(buf, pos)
-                        partitions_items.append(partitions_item)
-                result.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v2(buf, pos)
+                    partitions_items.append(partitions_item)
+            result.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -409,20 +392,11 @@ def _write_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResul
         field = "topic_name"
         if result.topic_name is None:
             raise EncodeError("field topic_name is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
-        topic_name_utf8 = result.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, result.topic_name)
+        _w.write_compact_string(out, result.topic_name)
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_AlterReplicaLogDirPartitionResult_v2(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -459,7 +433,6 @@ def _read_AlterReplicaLogDirsResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterR
     response = blank_instance(AlterReplicaLogDirsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AlterReplicaLogDirsResponse_throttle_time_ms(buf, pos)
@@ -473,42 +446,9 @@ def _read_AlterReplicaLogDirsResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[AlterReplicaLogDirTopicResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(AlterReplicaLogDirTopicResult)
-                    field = "topic_name"
-                    results_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[AlterReplicaLogDirPartitionResult] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 6
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 6:
-                            for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v0_1(partitions_rows):
-                                partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
-                                partitions_item.partition_index, partitions_item.error_code = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v0_1(buf, pos)
-                                partitions_items.append(partitions_item)
-                        results_item.partitions = partitions_items
-                    results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
+            for index in range(results_n):
+                results_item, pos = _read_AlterReplicaLogDirTopicResult_v0_1(buf, pos)
                 results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -553,86 +493,23 @@ def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[AlterRep
     response = blank_instance(AlterReplicaLogDirsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AlterReplicaLogDirsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: list[AlterReplicaLogDirTopicResult] = []
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(AlterReplicaLogDirTopicResult)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            results_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                results_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                results_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[AlterReplicaLogDirPartitionResult] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 7
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                                    for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
-                                        partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
-                                        partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v2(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                results_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: list[AlterReplicaLogDirTopicResult] = []
+            for index in range(results_n):
+                results_item, pos = _read_AlterReplicaLogDirTopicResult_v2(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -653,10 +530,6 @@ def _write_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse,
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which AlterReplicaLogDirsResponse version 2 does not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_AlterReplicaLogDirTopicResult_v2(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:

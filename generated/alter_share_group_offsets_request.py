@@ -241,48 +241,31 @@ def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[A
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            topic.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                topic.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[AlterShareGroupOffsetsRequestPartition] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 13
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                for partitions_row in _rows_AlterShareGroupOffsetsRequestPartition_v0(partitions_rows):
+                    partitions_item = blank_instance(AlterShareGroupOffsetsRequestPartition)
+                    partitions_item.partition_index, partitions_item.start_offset, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[AlterShareGroupOffsetsRequestPartition] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 13
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                    for partitions_row in _rows_AlterShareGroupOffsetsRequestPartition_v0(partitions_rows):
-                        partitions_item = blank_instance(AlterShareGroupOffsetsRequestPartition)
-                        partitions_item.partition_index, partitions_item.start_offset, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_AlterShareGroupOffsetsRequestPartition_v0(buf, pos)
-                        partitions_items.append(partitions_item)
-                topic.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_AlterShareGroupOffsetsRequestPartition_v0(buf, pos)
+                    partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -300,20 +283,11 @@ def _write_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsRe
         field = "topic_name"
         if topic.topic_name is None:
             raise EncodeError("field topic_name is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
-        topic_name_utf8 = topic.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, topic.topic_name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_AlterShareGroupOffsetsRequestPartition_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -350,95 +324,22 @@ def _read_AlterShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[AlterS
     request = blank_instance(AlterShareGroupOffsetsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[AlterShareGroupOffsetsRequestTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(AlterShareGroupOffsetsRequestTopic)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[AlterShareGroupOffsetsRequestPartition] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 13
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                                    for partitions_row in _rows_AlterShareGroupOffsetsRequestPartition_v0(partitions_rows):
-                                        partitions_item = blank_instance(AlterShareGroupOffsetsRequestPartition)
-                                        partitions_item.partition_index, partitions_item.start_offset, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_AlterShareGroupOffsetsRequestPartition_v0(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: KeyedList[AlterShareGroupOffsetsRequestTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_AlterShareGroupOffsetsRequestTopic_v0(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -456,20 +357,11 @@ def _write_AlterShareGroupOffsetsRequest_v0(request: AlterShareGroupOffsetsReque
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_AlterShareGroupOffsetsRequestTopic_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -226,26 +226,12 @@ def _read_AlterShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) -> tu
     partition = blank_instance(AlterShareGroupOffsetsResponsePartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, error_code"
         partition.partition_index, partition.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            partition.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            partition.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                partition.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                partition.error_message, pos = _w.read_compact_string(buf, pos)
+        partition.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -289,72 +275,24 @@ def _read_AlterShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[
     topic = blank_instance(AlterShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            topic.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                topic.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
-                        field = "partition_index, error_code"
-                        partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
-                        pos += 6
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            partitions_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            partitions_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                topic.partitions = partitions_items
+            partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_AlterShareGroupOffsetsResponsePartition_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -372,22 +310,13 @@ def _write_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsR
         field = "topic_name"
         if topic.topic_name is None:
             raise EncodeError("field topic_name is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        topic_name_utf8 = topic.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, topic.topic_name)
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_AlterShareGroupOffsetsResponsePartition_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -425,122 +354,25 @@ def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Alter
     response = blank_instance(AlterShareGroupOffsetsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AlterShareGroupOffsetsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
-        responses_n = buf[pos] - 1
-        if responses_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
+            raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                responses_n, pos = _w.read_count(buf, pos, True)
-            if responses_n < 0:
-                raise DecodeError("non-nullable field responses was null", offset=pos)
-            elif responses_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
-                for responses_index in range(responses_n):
-                    try:
-                        responses_item = blank_instance(AlterShareGroupOffsetsResponseTopic)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            responses_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                responses_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                responses_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
-                                        field = "partition_index, error_code"
-                                        partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
-                                        pos += 6
-                                        field = "error_message"
-                                        error_message_n = buf[pos]  # the length + 1
-                                        if error_message_n == 1:  # the empty string
-                                            partitions_item.error_message = ""
-                                            pos += 1
-                                        elif error_message_n == 0:  # null
-                                            partitions_item.error_message = None
-                                            pos += 1
-                                        else:
-                                            error_message_end = pos + error_message_n
-                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                pos = error_message_end
-                                            else:
-                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                responses_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            responses_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "responses[]", responses_index
-                        raise failure from None
-                    responses_items.append(responses_item)
-                field, index = "responses[]", responses_index  # as the last call would have left them
-                response.responses = responses_items
+            responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
+            for index in range(responses_n):
+                responses_item, pos = _read_AlterShareGroupOffsetsResponseTopic_v0(buf, pos)
+                responses_items.append(responses_item)
+            response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -563,10 +395,6 @@ def _write_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsRes
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which AlterShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_AlterShareGroupOffsetsResponseTopic_v0(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
             for responses_item in responses_items:

@@ -217,20 +217,9 @@ def _read_ScramCredentialDeletion_v0(buf: bytes, pos: int) -> tuple[ScramCredent
     deletion = blank_instance(ScramCredentialDeletion)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            deletion.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                deletion.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                deletion.name, pos = _w.read_compact_string_nn(buf, pos)
+        deletion.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "mechanism"
         (deletion.mechanism,) = _unpack_ScramCredentialDeletion_mechanism(buf, pos)
         pos += 1
@@ -251,12 +240,7 @@ def _write_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion, out: by
         field = "name"
         if deletion.name is None:
             raise EncodeError("field name is null, which ScramCredentialDeletion version 0 does not allow (never nullable)")
-        name_utf8 = deletion.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, deletion.name)
+        _w.write_compact_string(out, deletion.name)
         field = "mechanism"
         out += _pack_ScramCredentialDeletion_mechanism(deletion.mechanism)
         field = "(tagged fields)"
@@ -284,20 +268,9 @@ def _read_ScramCredentialUpsertion_v0(buf: bytes, pos: int) -> tuple[ScramCreden
     upsertion = blank_instance(ScramCredentialUpsertion)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            upsertion.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                upsertion.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                upsertion.name, pos = _w.read_compact_string_nn(buf, pos)
+        upsertion.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "mechanism, iterations"
         upsertion.mechanism, upsertion.iterations = _unpack_ScramCredentialUpsertion_mechanism_iterations(buf, pos)
         pos += 5
@@ -322,12 +295,7 @@ def _write_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion, out:
         field = "name"
         if upsertion.name is None:
             raise EncodeError("field name is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
-        name_utf8 = upsertion.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, upsertion.name)
+        _w.write_compact_string(out, upsertion.name)
         field = "mechanism, iterations"
         out += _pack_ScramCredentialUpsertion_mechanism_iterations(upsertion.mechanism, upsertion.iterations)
         field = "salt"
@@ -365,106 +333,33 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
     request = blank_instance(AlterUserScramCredentialsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "deletions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        deletions_n = buf[pos] - 1
-        if deletions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        deletions_n, pos = _w.read_count(buf, pos, True)
+        if deletions_n < 0:
+            raise DecodeError("non-nullable field deletions was null", offset=pos)
+        elif deletions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if deletions_n < 0x7F and deletions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                deletions_n, pos = _w.read_count(buf, pos, True)
-            if deletions_n < 0:
-                raise DecodeError("non-nullable field deletions was null", offset=pos)
-            elif deletions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                deletions_items: list[ScramCredentialDeletion] = []
-                for deletions_index in range(deletions_n):
-                    try:
-                        deletions_item = blank_instance(ScramCredentialDeletion)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            deletions_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                deletions_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                deletions_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "mechanism"
-                        (deletions_item.mechanism,) = _unpack_ScramCredentialDeletion_mechanism(buf, pos)
-                        pos += 1
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            deletions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            deletions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "deletions[]", deletions_index
-                        raise failure from None
-                    deletions_items.append(deletions_item)
-                field, index = "deletions[]", deletions_index  # as the last call would have left them
-                request.deletions = deletions_items
+            deletions_items: list[ScramCredentialDeletion] = []
+            for index in range(deletions_n):
+                deletions_item, pos = _read_ScramCredentialDeletion_v0(buf, pos)
+                deletions_items.append(deletions_item)
+            request.deletions = deletions_items
         field = "upsertions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        upsertions_n = buf[pos] - 1
-        if upsertions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        upsertions_n, pos = _w.read_count(buf, pos, True)
+        if upsertions_n < 0:
+            raise DecodeError("non-nullable field upsertions was null", offset=pos)
+        elif upsertions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if upsertions_n < 0x7F and upsertions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                upsertions_n, pos = _w.read_count(buf, pos, True)
-            if upsertions_n < 0:
-                raise DecodeError("non-nullable field upsertions was null", offset=pos)
-            elif upsertions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                upsertions_items: list[ScramCredentialUpsertion] = []
-                for upsertions_index in range(upsertions_n):
-                    try:
-                        upsertions_item = blank_instance(ScramCredentialUpsertion)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            upsertions_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                upsertions_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                upsertions_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "mechanism, iterations"
-                        upsertions_item.mechanism, upsertions_item.iterations = _unpack_ScramCredentialUpsertion_mechanism_iterations(buf, pos)
-                        pos += 5
-                        field = "salt"
-                        upsertions_item.salt, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "salted_password"
-                        upsertions_item.salted_password, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            upsertions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            upsertions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "upsertions[]", upsertions_index
-                        raise failure from None
-                    upsertions_items.append(upsertions_item)
-                field, index = "upsertions[]", upsertions_index  # as the last call would have left them
-                request.upsertions = upsertions_items
+            upsertions_items: list[ScramCredentialUpsertion] = []
+            for index in range(upsertions_n):
+                upsertions_item, pos = _read_ScramCredentialUpsertion_v0(buf, pos)
+                upsertions_items.append(upsertions_item)
+            request.upsertions = upsertions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -483,10 +378,6 @@ def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredential
         deletions_items = request.deletions
         if deletions_items is None:
                 raise EncodeError("field deletions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
-        elif len(deletions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(deletions_items) + 1)
-            for deletions_item in deletions_items:
-                _write_ScramCredentialDeletion_v0(deletions_item, out)
         else:
             _w.write_count(out, len(deletions_items), True)
             for deletions_item in deletions_items:
@@ -495,10 +386,6 @@ def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredential
         upsertions_items = request.upsertions
         if upsertions_items is None:
                 raise EncodeError("field upsertions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
-        elif len(upsertions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(upsertions_items) + 1)
-            for upsertions_item in upsertions_items:
-                _write_ScramCredentialUpsertion_v0(upsertions_item, out)
         else:
             _w.write_count(out, len(upsertions_items), True)
             for upsertions_item in upsertions_items:

@@ -870,12 +870,10 @@ def _write_ApiVersionsResponse_v3_4(response: ApiVersionsResponse, out: bytearra
                 raise EncodeError("field api_keys is null, which ApiVersionsResponse versions 3-4 do not allow (never nullable)")
         elif len(api_keys_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(api_keys_items) + 1)
-            for api_keys_item in api_keys_items:
-                _write_ApiVersion_v3_4(api_keys_item, out)
         else:
             _w.write_count(out, len(api_keys_items), True)
-            for api_keys_item in api_keys_items:
-                _write_ApiVersion_v3_4(api_keys_item, out)
+        for api_keys_item in api_keys_items:
+            _write_ApiVersion_v3_4(api_keys_item, out)
         field = "throttle_time_ms"
         out += _pack_ApiVersionsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -888,12 +886,10 @@ def _write_ApiVersionsResponse_v3_4(response: ApiVersionsResponse, out: bytearra
                     raise EncodeError("field supported_features is null, which ApiVersionsResponse versions 3-4 do not allow (never nullable)")
             elif len(supported_features_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(supported_features_items) + 1)
-                for supported_features_item in supported_features_items:
-                    _write_SupportedFeatureKey_v3_4(supported_features_item, payload)
             else:
                 _w.write_count(payload, len(supported_features_items), True)
-                for supported_features_item in supported_features_items:
-                    _write_SupportedFeatureKey_v3_4(supported_features_item, payload)
+            for supported_features_item in supported_features_items:
+                _write_SupportedFeatureKey_v3_4(supported_features_item, payload)
             tagged.append((0, payload))
         if response.finalized_features_epoch != -1:
             payload = bytearray()
@@ -908,12 +904,10 @@ def _write_ApiVersionsResponse_v3_4(response: ApiVersionsResponse, out: bytearra
                     raise EncodeError("field finalized_features is null, which ApiVersionsResponse versions 3-4 do not allow (never nullable)")
             elif len(finalized_features_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(finalized_features_items) + 1)
-                for finalized_features_item in finalized_features_items:
-                    _write_FinalizedFeatureKey_v3_4(finalized_features_item, payload)
             else:
                 _w.write_count(payload, len(finalized_features_items), True)
-                for finalized_features_item in finalized_features_items:
-                    _write_FinalizedFeatureKey_v3_4(finalized_features_item, payload)
+            for finalized_features_item in finalized_features_items:
+                _write_FinalizedFeatureKey_v3_4(finalized_features_item, payload)
             tagged.append((2, payload))
         if response.zk_migration_ready:
             payload = bytearray()

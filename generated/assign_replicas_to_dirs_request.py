@@ -301,35 +301,28 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         data.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[PartitionData] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 5
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 5 and not any(partitions_rows[4::5]):
+                for partitions_row in _rows_PartitionData_v0(partitions_rows):
+                    partitions_item = blank_instance(PartitionData)
+                    partitions_item.partition_index, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 5
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 5 and not any(partitions_rows[4::5]):
-                    for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                        partitions_item = blank_instance(PartitionData)
-                        partitions_item.partition_index, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                        partitions_items.append(partitions_item)
-                data.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_PartitionData_v0(buf, pos)
+                    partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -350,10 +343,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -390,75 +379,22 @@ def _read_DirectoryData_v0(buf: bytes, pos: int) -> tuple[DirectoryData, int]:
     data = blank_instance(DirectoryData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "id"
         data.id, pos = _w.read_uuid(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 5
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 5 and not any(partitions_rows[4::5]):
-                                    for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                                        partitions_item = blank_instance(PartitionData)
-                                        partitions_item.partition_index, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                data.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v0(buf, pos)
+                topics_items.append(topics_item)
+            data.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -479,10 +415,6 @@ def _write_DirectoryData_v0(data: DirectoryData, out: bytearray) -> None:
         topics_items = data.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DirectoryData version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -519,110 +451,23 @@ def _read_AssignReplicasToDirsRequest_v0(buf: bytes, pos: int) -> tuple[AssignRe
     request = blank_instance(AssignReplicasToDirsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id, broker_epoch"
         request.broker_id, request.broker_epoch = _unpack_AssignReplicasToDirsRequest_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "directories[]"
         index = -1  # no element yet: an error in the count names the array itself
-        directories_n = buf[pos] - 1
-        if directories_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        directories_n, pos = _w.read_count(buf, pos, True)
+        if directories_n < 0:
+            raise DecodeError("non-nullable field directories was null", offset=pos)
+        elif directories_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if directories_n < 0x7F and directories_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                directories_n, pos = _w.read_count(buf, pos, True)
-            if directories_n < 0:
-                raise DecodeError("non-nullable field directories was null", offset=pos)
-            elif directories_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                directories_items: list[DirectoryData] = []
-                for directories_index in range(directories_n):
-                    try:
-                        directories_item = blank_instance(DirectoryData)
-                        field = "id"
-                        directories_item.id, pos = _w.read_uuid(buf, pos)
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[TopicData] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(TopicData)
-                                        field = "topic_id"
-                                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                                        field = "partitions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                            if partitions_n < 0:
-                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                            elif partitions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                partitions_items: list[PartitionData] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                partitions_end = pos + partitions_n * 5
-                                                partitions_rows = buf[pos:partitions_end]
-                                                if len(partitions_rows) == partitions_n * 5 and not any(partitions_rows[4::5]):
-                                                    for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                                                        partitions_item = blank_instance(PartitionData)
-                                                        partitions_item.partition_index, _ = partitions_row
-                                                        partitions_item.unknown_tagged_fields = ()
-                                                        partitions_items.append(partitions_item)
-                                                    pos = partitions_end
-                                                else:
-                                                    for index in range(partitions_n):
-                                                        partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                                                        partitions_items.append(partitions_item)
-                                                topics_item.partitions = partitions_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                directories_item.topics = topics_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            directories_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            directories_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "directories[]", directories_index
-                        raise failure from None
-                    directories_items.append(directories_item)
-                field, index = "directories[]", directories_index  # as the last call would have left them
-                request.directories = directories_items
+            directories_items: list[DirectoryData] = []
+            for index in range(directories_n):
+                directories_item, pos = _read_DirectoryData_v0(buf, pos)
+                directories_items.append(directories_item)
+            request.directories = directories_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -643,10 +488,6 @@ def _write_AssignReplicasToDirsRequest_v0(request: AssignReplicasToDirsRequest, 
         directories_items = request.directories
         if directories_items is None:
                 raise EncodeError("field directories is null, which AssignReplicasToDirsRequest version 0 does not allow (never nullable)")
-        elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(directories_items) + 1)
-            for directories_item in directories_items:
-                _write_DirectoryData_v0(directories_item, out)
         else:
             _w.write_count(out, len(directories_items), True)
             for directories_item in directories_items:

@@ -390,20 +390,9 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.voter_directory_id = _ZERO_UUID
-                    field = "partition_index, leader_id, leader_epoch"
-                    partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                    pos += 12
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v0(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -451,60 +440,22 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            data.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                data.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        field = "partition_index"
-                        (partitions_item.partition_index,) = _unpack_PartitionData_partition_index(buf, pos)
-                        pos += 4
-                        field = "voter_directory_id"
-                        partitions_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
-                        field = "leader_id, leader_epoch"
-                        partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_leader_id_leader_epoch(buf, pos)
-                        pos += 8
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v1(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -522,20 +473,11 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "topic_name"
         if data.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        topic_name_utf8 = data.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -572,32 +514,11 @@ def _read_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[LeaderEndpoint, int]:
     endpoint = blank_instance(LeaderEndpoint)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            endpoint.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                endpoint.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            endpoint.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                endpoint.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_LeaderEndpoint_port(buf, pos)
         pos += 2
@@ -618,21 +539,11 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
         field = "name"
         if endpoint.name is None:
             raise EncodeError("field name is null, which LeaderEndpoint version 1 does not allow (never nullable)")
-        name_utf8 = endpoint.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, endpoint.name)
+        _w.write_compact_string(out, endpoint.name)
         field = "host"
         if endpoint.host is None:
             raise EncodeError("field host is null, which LeaderEndpoint version 1 does not allow (never nullable)")
-        host_utf8 = endpoint.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, endpoint.host)
         field = "port"
         out += _pack_LeaderEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -674,42 +585,9 @@ def _read_BeginQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[BeginQuorumE
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    field = "topic_name"
-                    topics_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.voter_directory_id = _ZERO_UUID
-                                field = "partition_index, leader_id, leader_epoch"
-                                partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                                pos += 12
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -755,169 +633,38 @@ def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumE
     request = blank_instance(BeginQuorumEpochRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            request.cluster_id = ""
-            pos += 1
-        elif cluster_id_n == 0:  # null
-            request.cluster_id = None
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                request.cluster_id, pos = _w.read_compact_string(buf, pos)
+        request.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "voter_id"
         (request.voter_id,) = _unpack_BeginQuorumEpochRequest_voter_id(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index"
-                                        (partitions_item.partition_index,) = _unpack_PartitionData_partition_index(buf, pos)
-                                        pos += 4
-                                        field = "voter_directory_id"
-                                        partitions_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
-                                        field = "leader_id, leader_epoch"
-                                        partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_leader_id_leader_epoch(buf, pos)
-                                        pos += 8
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v1(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "leader_endpoints[]"
         index = -1  # no element yet: an error in the count names the array itself
-        leader_endpoints_n = buf[pos] - 1
-        if leader_endpoints_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        leader_endpoints_n, pos = _w.read_count(buf, pos, True)
+        if leader_endpoints_n < 0:
+            raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
+        elif leader_endpoints_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if leader_endpoints_n < 0x7F and leader_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                leader_endpoints_n, pos = _w.read_count(buf, pos, True)
-            if leader_endpoints_n < 0:
-                raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
-            elif leader_endpoints_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
-                for leader_endpoints_index in range(leader_endpoints_n):
-                    try:
-                        leader_endpoints_item = blank_instance(LeaderEndpoint)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            leader_endpoints_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                leader_endpoints_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                leader_endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            leader_endpoints_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                leader_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                leader_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (leader_endpoints_item.port,) = _unpack_LeaderEndpoint_port(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            leader_endpoints_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            leader_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "leader_endpoints[]", leader_endpoints_index
-                        raise failure from None
-                    leader_endpoints_items.append(leader_endpoints_item)
-                field, index = "leader_endpoints[]", leader_endpoints_index  # as the last call would have left them
-                request.leader_endpoints = leader_endpoints_items
+            leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
+            for index in range(leader_endpoints_n):
+                leader_endpoints_item, pos = _read_LeaderEndpoint_v1(buf, pos)
+                leader_endpoints_items.append(leader_endpoints_item)
+            request.leader_endpoints = leader_endpoints_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -940,10 +687,6 @@ def _write_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest, out: byt
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -952,10 +695,6 @@ def _write_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest, out: byt
         leader_endpoints_items = request.leader_endpoints
         if leader_endpoints_items is None:
                 raise EncodeError("field leader_endpoints is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
-        elif len(leader_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(leader_endpoints_items) + 1)
-            for leader_endpoints_item in leader_endpoints_items:
-                _write_LeaderEndpoint_v1(leader_endpoints_item, out)
         else:
             _w.write_count(out, len(leader_endpoints_items), True)
             for leader_endpoints_item in leader_endpoints_items:

@@ -178,7 +178,6 @@ def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbe
     request.cordoned_log_dirs = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
         request.broker_id, request.broker_epoch, request.current_metadata_offset, request.want_fence, request.want_shut_down = _unpack_BrokerHeartbeatRequest_broker_id_to_want_shut_down(buf, pos)
@@ -205,24 +204,17 @@ def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                 if tag == 0:
                     field = "offline_log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
-                    offline_log_dirs_n = buf[pos] - 1
-                    if offline_log_dirs_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset
+                    offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    if offline_log_dirs_n < 0:
+                        raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
+                    elif offline_log_dirs_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
-                        if offline_log_dirs_n < 0x7F and offline_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                            pos += 1
-                        else:
-                            offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                        if offline_log_dirs_n < 0:
-                            raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
-                        elif offline_log_dirs_n == 0:  # no element: no loop to set up
-                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                        else:
-                            offline_log_dirs_items: list[UUID] = []
-                            for index in range(offline_log_dirs_n):
-                                offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                                offline_log_dirs_items.append(offline_log_dirs_item)
-                            request.offline_log_dirs = offline_log_dirs_items
+                        offline_log_dirs_items: list[UUID] = []
+                        for index in range(offline_log_dirs_n):
+                            offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
+                            offline_log_dirs_items.append(offline_log_dirs_item)
+                        request.offline_log_dirs = offline_log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (offline_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -249,10 +241,6 @@ def _write_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest, out: bytea
             offline_log_dirs_items = request.offline_log_dirs
             if offline_log_dirs_items is None:
                     raise EncodeError("field offline_log_dirs is null, which BrokerHeartbeatRequest version 1 does not allow (never nullable)")
-            elif len(offline_log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(offline_log_dirs_items) + 1)
-                for offline_log_dirs_item in offline_log_dirs_items:
-                    payload += _w.uuid_bytes(offline_log_dirs_item)
             else:
                 _w.write_count(payload, len(offline_log_dirs_items), True)
                 for offline_log_dirs_item in offline_log_dirs_items:
@@ -292,7 +280,6 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
     request.cordoned_log_dirs = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
         request.broker_id, request.broker_epoch, request.current_metadata_offset, request.want_fence, request.want_shut_down = _unpack_BrokerHeartbeatRequest_broker_id_to_want_shut_down(buf, pos)
@@ -319,48 +306,33 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                 if tag == 0:
                     field = "offline_log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
-                    offline_log_dirs_n = buf[pos] - 1
-                    if offline_log_dirs_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset
+                    offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    if offline_log_dirs_n < 0:
+                        raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
+                    elif offline_log_dirs_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
-                        if offline_log_dirs_n < 0x7F and offline_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                            pos += 1
-                        else:
-                            offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                        if offline_log_dirs_n < 0:
-                            raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
-                        elif offline_log_dirs_n == 0:  # no element: no loop to set up
-                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                        else:
-                            offline_log_dirs_items: list[UUID] = []
-                            for index in range(offline_log_dirs_n):
-                                offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                                offline_log_dirs_items.append(offline_log_dirs_item)
-                            request.offline_log_dirs = offline_log_dirs_items
+                        offline_log_dirs_items: list[UUID] = []
+                        for index in range(offline_log_dirs_n):
+                            offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
+                            offline_log_dirs_items.append(offline_log_dirs_item)
+                        request.offline_log_dirs = offline_log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (offline_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
                     field = "cordoned_log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
-                    cordoned_log_dirs_n = buf[pos] - 1
-                    if cordoned_log_dirs_n == 0:  # empty: a count byte of 1
-                        pos += 1
+                    cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    if cordoned_log_dirs_n < 0:
+                        request.cordoned_log_dirs = None
+                    elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
                         request.cordoned_log_dirs = []
                     else:
-                        if cordoned_log_dirs_n < 0x7F and cordoned_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                            pos += 1
-                        else:
-                            cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                        if cordoned_log_dirs_n < 0:
-                            request.cordoned_log_dirs = None
-                        elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
-                            request.cordoned_log_dirs = []
-                        else:
-                            cordoned_log_dirs_items: list[UUID] = []
-                            for index in range(cordoned_log_dirs_n):
-                                cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                                cordoned_log_dirs_items.append(cordoned_log_dirs_item)
-                            request.cordoned_log_dirs = cordoned_log_dirs_items
+                        cordoned_log_dirs_items: list[UUID] = []
+                        for index in range(cordoned_log_dirs_n):
+                            cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
+                            cordoned_log_dirs_items.append(cordoned_log_dirs_item)
+                        request.cordoned_log_dirs = cordoned_log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (cordoned_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -385,10 +357,6 @@ def _write_BrokerHeartbeatRequest_v2(request: BrokerHeartbeatRequest, out: bytea
             offline_log_dirs_items = request.offline_log_dirs
             if offline_log_dirs_items is None:
                     raise EncodeError("field offline_log_dirs is null, which BrokerHeartbeatRequest version 2 does not allow (never nullable)")
-            elif len(offline_log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(offline_log_dirs_items) + 1)
-                for offline_log_dirs_item in offline_log_dirs_items:
-                    payload += _w.uuid_bytes(offline_log_dirs_item)
             else:
                 _w.write_count(payload, len(offline_log_dirs_items), True)
                 for offline_log_dirs_item in offline_log_dirs_items:
@@ -400,10 +368,6 @@ def _write_BrokerHeartbeatRequest_v2(request: BrokerHeartbeatRequest, out: bytea
             cordoned_log_dirs_items = request.cordoned_log_dirs
             if cordoned_log_dirs_items is None:
                 _w.write_count(payload, None, True)
-            elif len(cordoned_log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(cordoned_log_dirs_items) + 1)
-                for cordoned_log_dirs_item in cordoned_log_dirs_items:
-                    payload += _w.uuid_bytes(cordoned_log_dirs_item)
             else:
                 _w.write_count(payload, len(cordoned_log_dirs_items), True)
                 for cordoned_log_dirs_item in cordoned_log_dirs_items:

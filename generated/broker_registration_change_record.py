@@ -391,12 +391,10 @@ def _write_BrokerRegistrationChangeRecord_v2(record: BrokerRegistrationChangeRec
                     raise EncodeError("field log_dirs is null, which BrokerRegistrationChangeRecord version 2 does not allow (never nullable)")
             elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(log_dirs_items) + 1)
-                for log_dirs_item in log_dirs_items:
-                    payload += _w.uuid_bytes(log_dirs_item)
             else:
                 _w.write_count(payload, len(log_dirs_items), True)
-                for log_dirs_item in log_dirs_items:
-                    payload += _w.uuid_bytes(log_dirs_item)
+            for log_dirs_item in log_dirs_items:
+                payload += _w.uuid_bytes(log_dirs_item)
             tagged.append((2, payload))
         if tagged or record.unknown_tagged_fields:
             _w.write_tagged(out, tagged, record.unknown_tagged_fields)

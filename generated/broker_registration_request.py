@@ -283,32 +283,11 @@ def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
     listener = blank_instance(Listener)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            listener.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                listener.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                listener.name, pos = _w.read_compact_string_nn(buf, pos)
+        listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            listener.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                listener.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                listener.host, pos = _w.read_compact_string_nn(buf, pos)
+        listener.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, security_protocol"
         listener.port, listener.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
         pos += 4
@@ -329,21 +308,11 @@ def _write_Listener_v0_5(listener: Listener, out: bytearray) -> None:
         field = "name"
         if listener.name is None:
             raise EncodeError("field name is null, which Listener versions 0-5 do not allow (never nullable)")
-        name_utf8 = listener.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, listener.name)
         field = "host"
         if listener.host is None:
             raise EncodeError("field host is null, which Listener versions 0-5 do not allow (never nullable)")
-        host_utf8 = listener.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, listener.host)
         field = "port, security_protocol"
         out += _pack_Listener_port_security_protocol(listener.port, listener.security_protocol)
         field = "(tagged fields)"
@@ -372,20 +341,9 @@ def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
     feature = blank_instance(Feature)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            feature.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                feature.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                feature.name, pos = _w.read_compact_string_nn(buf, pos)
+        feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
@@ -406,12 +364,7 @@ def _write_Feature_v0_5(feature: Feature, out: bytearray) -> None:
         field = "name"
         if feature.name is None:
             raise EncodeError("field name is null, which Feature versions 0-5 do not allow (never nullable)")
-        name_utf8 = feature.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, feature.name)
+        _w.write_compact_string(out, feature.name)
         field = "min_supported_version, max_supported_version"
         out += _pack_Feature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
@@ -441,146 +394,42 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
     request.previous_broker_epoch = -1
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            request.cluster_id = ""
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        listeners_n = buf[pos] - 1
-        if listeners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
+            raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                listeners_n, pos = _w.read_count(buf, pos, True)
-            if listeners_n < 0:
-                raise DecodeError("non-nullable field listeners was null", offset=pos)
-            elif listeners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                listeners_items: KeyedList[Listener] = KeyedList()
-                for listeners_index in range(listeners_n):
-                    try:
-                        listeners_item = blank_instance(Listener)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            listeners_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            listeners_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port, security_protocol"
-                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            listeners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "listeners[]", listeners_index
-                        raise failure from None
-                    listeners_items.append(listeners_item)
-                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                request.listeners = listeners_items
+            listeners_items: KeyedList[Listener] = KeyedList()
+            for index in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_items.append(listeners_item)
+            request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
-        features_n = buf[pos] - 1
-        if features_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
+            raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                features_n, pos = _w.read_count(buf, pos, True)
-            if features_n < 0:
-                raise DecodeError("non-nullable field features was null", offset=pos)
-            elif features_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                features_items: KeyedList[Feature] = KeyedList()
-                for features_index in range(features_n):
-                    try:
-                        features_item = blank_instance(Feature)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            features_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                features_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "min_supported_version, max_supported_version"
-                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            features_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "features[]", features_index
-                        raise failure from None
-                    features_items.append(features_item)
-                field, index = "features[]", features_index  # as the last call would have left them
-                request.features = features_items
+            features_items: KeyedList[Feature] = KeyedList()
+            for index in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_items.append(features_item)
+            request.features = features_items
         field = "rack"
-        rack_n = buf[pos]  # the length + 1
-        if rack_n == 1:  # the empty string
-            request.rack = ""
-            pos += 1
-        elif rack_n == 0:  # null
-            request.rack = None
-            pos += 1
-        else:
-            rack_end = pos + rack_n
-            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                request.rack = buf[pos + 1:rack_end].decode()
-                pos = rack_end
-            else:
-                request.rack, pos = _w.read_compact_string(buf, pos)
+        request.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -604,22 +453,13 @@ def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out:
         field = "cluster_id"
         if request.cluster_id is None:
             raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        cluster_id_utf8 = request.cluster_id.encode()
-        if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(cluster_id_utf8) + 1)
-            out += cluster_id_utf8
-        else:
-            _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, request.cluster_id)
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
                 raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(listeners_items) + 1)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
         else:
             _w.write_count(out, len(listeners_items), True)
             for listeners_item in listeners_items:
@@ -628,10 +468,6 @@ def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out:
         features_items = request.features
         if features_items is None:
                 raise EncodeError("field features is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
             for features_item in features_items:
@@ -680,146 +516,42 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
     request.previous_broker_epoch = -1
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            request.cluster_id = ""
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        listeners_n = buf[pos] - 1
-        if listeners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
+            raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                listeners_n, pos = _w.read_count(buf, pos, True)
-            if listeners_n < 0:
-                raise DecodeError("non-nullable field listeners was null", offset=pos)
-            elif listeners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                listeners_items: KeyedList[Listener] = KeyedList()
-                for listeners_index in range(listeners_n):
-                    try:
-                        listeners_item = blank_instance(Listener)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            listeners_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            listeners_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port, security_protocol"
-                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            listeners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "listeners[]", listeners_index
-                        raise failure from None
-                    listeners_items.append(listeners_item)
-                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                request.listeners = listeners_items
+            listeners_items: KeyedList[Listener] = KeyedList()
+            for index in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_items.append(listeners_item)
+            request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
-        features_n = buf[pos] - 1
-        if features_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
+            raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                features_n, pos = _w.read_count(buf, pos, True)
-            if features_n < 0:
-                raise DecodeError("non-nullable field features was null", offset=pos)
-            elif features_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                features_items: KeyedList[Feature] = KeyedList()
-                for features_index in range(features_n):
-                    try:
-                        features_item = blank_instance(Feature)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            features_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                features_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "min_supported_version, max_supported_version"
-                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            features_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "features[]", features_index
-                        raise failure from None
-                    features_items.append(features_item)
-                field, index = "features[]", features_index  # as the last call would have left them
-                request.features = features_items
+            features_items: KeyedList[Feature] = KeyedList()
+            for index in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_items.append(features_item)
+            request.features = features_items
         field = "rack"
-        rack_n = buf[pos]  # the length + 1
-        if rack_n == 1:  # the empty string
-            request.rack = ""
-            pos += 1
-        elif rack_n == 0:  # null
-            request.rack = None
-            pos += 1
-        else:
-            rack_end = pos + rack_n
-            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                request.rack = buf[pos + 1:rack_end].decode()
-                pos = rack_end
-            else:
-                request.rack, pos = _w.read_compact_string(buf, pos)
+        request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
@@ -844,22 +576,13 @@ def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out:
         field = "cluster_id"
         if request.cluster_id is None:
             raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        cluster_id_utf8 = request.cluster_id.encode()
-        if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(cluster_id_utf8) + 1)
-            out += cluster_id_utf8
-        else:
-            _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, request.cluster_id)
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
                 raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(listeners_items) + 1)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
         else:
             _w.write_count(out, len(listeners_items), True)
             for listeners_item in listeners_items:
@@ -868,10 +591,6 @@ def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out:
         features_items = request.features
         if features_items is None:
                 raise EncodeError("field features is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
             for features_item in features_items:
@@ -922,169 +641,58 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
     request.previous_broker_epoch = -1
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            request.cluster_id = ""
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        listeners_n = buf[pos] - 1
-        if listeners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
+            raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                listeners_n, pos = _w.read_count(buf, pos, True)
-            if listeners_n < 0:
-                raise DecodeError("non-nullable field listeners was null", offset=pos)
-            elif listeners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                listeners_items: KeyedList[Listener] = KeyedList()
-                for listeners_index in range(listeners_n):
-                    try:
-                        listeners_item = blank_instance(Listener)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            listeners_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            listeners_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port, security_protocol"
-                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            listeners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "listeners[]", listeners_index
-                        raise failure from None
-                    listeners_items.append(listeners_item)
-                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                request.listeners = listeners_items
+            listeners_items: KeyedList[Listener] = KeyedList()
+            for index in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_items.append(listeners_item)
+            request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
-        features_n = buf[pos] - 1
-        if features_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
+            raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                features_n, pos = _w.read_count(buf, pos, True)
-            if features_n < 0:
-                raise DecodeError("non-nullable field features was null", offset=pos)
-            elif features_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                features_items: KeyedList[Feature] = KeyedList()
-                for features_index in range(features_n):
-                    try:
-                        features_item = blank_instance(Feature)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            features_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                features_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "min_supported_version, max_supported_version"
-                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            features_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "features[]", features_index
-                        raise failure from None
-                    features_items.append(features_item)
-                field, index = "features[]", features_index  # as the last call would have left them
-                request.features = features_items
+            features_items: KeyedList[Feature] = KeyedList()
+            for index in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_items.append(features_item)
+            request.features = features_items
         field = "rack"
-        rack_n = buf[pos]  # the length + 1
-        if rack_n == 1:  # the empty string
-            request.rack = ""
-            pos += 1
-        elif rack_n == 0:  # null
-            request.rack = None
-            pos += 1
-        else:
-            rack_end = pos + rack_n
-            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                request.rack = buf[pos + 1:rack_end].decode()
-                pos = rack_end
-            else:
-                request.rack, pos = _w.read_compact_string(buf, pos)
+        request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "log_dirs"
         index = -1  # no element yet: an error in the count names the array itself
-        log_dirs_n = buf[pos] - 1
-        if log_dirs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        log_dirs_n, pos = _w.read_count(buf, pos, True)
+        if log_dirs_n < 0:
+            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+        elif log_dirs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                log_dirs_n, pos = _w.read_count(buf, pos, True)
-            if log_dirs_n < 0:
-                raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-            elif log_dirs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                log_dirs_items: list[UUID] = []
-                for index in range(log_dirs_n):
-                    log_dirs_item, pos = _w.read_uuid(buf, pos)
-                    log_dirs_items.append(log_dirs_item)
-                request.log_dirs = log_dirs_items
+            log_dirs_items: list[UUID] = []
+            for index in range(log_dirs_n):
+                log_dirs_item, pos = _w.read_uuid(buf, pos)
+                log_dirs_items.append(log_dirs_item)
+            request.log_dirs = log_dirs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1106,22 +714,13 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         field = "cluster_id"
         if request.cluster_id is None:
             raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        cluster_id_utf8 = request.cluster_id.encode()
-        if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(cluster_id_utf8) + 1)
-            out += cluster_id_utf8
-        else:
-            _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, request.cluster_id)
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
                 raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(listeners_items) + 1)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
         else:
             _w.write_count(out, len(listeners_items), True)
             for listeners_item in listeners_items:
@@ -1130,10 +729,6 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         features_items = request.features
         if features_items is None:
                 raise EncodeError("field features is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
             for features_item in features_items:
@@ -1146,10 +741,6 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         log_dirs_items = request.log_dirs
         if log_dirs_items is None:
                 raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(log_dirs_items) + 1)
-            for log_dirs_item in log_dirs_items:
-                out += _w.uuid_bytes(log_dirs_item)
         else:
             _w.write_count(out, len(log_dirs_items), True)
             for log_dirs_item in log_dirs_items:
@@ -1201,169 +792,58 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
     request = blank_instance(BrokerRegistrationRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            request.cluster_id = ""
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        listeners_n = buf[pos] - 1
-        if listeners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
+            raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                listeners_n, pos = _w.read_count(buf, pos, True)
-            if listeners_n < 0:
-                raise DecodeError("non-nullable field listeners was null", offset=pos)
-            elif listeners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                listeners_items: KeyedList[Listener] = KeyedList()
-                for listeners_index in range(listeners_n):
-                    try:
-                        listeners_item = blank_instance(Listener)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            listeners_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            listeners_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port, security_protocol"
-                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            listeners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "listeners[]", listeners_index
-                        raise failure from None
-                    listeners_items.append(listeners_item)
-                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                request.listeners = listeners_items
+            listeners_items: KeyedList[Listener] = KeyedList()
+            for index in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_items.append(listeners_item)
+            request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
-        features_n = buf[pos] - 1
-        if features_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
+            raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                features_n, pos = _w.read_count(buf, pos, True)
-            if features_n < 0:
-                raise DecodeError("non-nullable field features was null", offset=pos)
-            elif features_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                features_items: KeyedList[Feature] = KeyedList()
-                for features_index in range(features_n):
-                    try:
-                        features_item = blank_instance(Feature)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            features_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                features_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "min_supported_version, max_supported_version"
-                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            features_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "features[]", features_index
-                        raise failure from None
-                    features_items.append(features_item)
-                field, index = "features[]", features_index  # as the last call would have left them
-                request.features = features_items
+            features_items: KeyedList[Feature] = KeyedList()
+            for index in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_items.append(features_item)
+            request.features = features_items
         field = "rack"
-        rack_n = buf[pos]  # the length + 1
-        if rack_n == 1:  # the empty string
-            request.rack = ""
-            pos += 1
-        elif rack_n == 0:  # null
-            request.rack = None
-            pos += 1
-        else:
-            rack_end = pos + rack_n
-            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                request.rack = buf[pos + 1:rack_end].decode()
-                pos = rack_end
-            else:
-                request.rack, pos = _w.read_compact_string(buf, pos)
+        request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "log_dirs"
         index = -1  # no element yet: an error in the count names the array itself
-        log_dirs_n = buf[pos] - 1
-        if log_dirs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        log_dirs_n, pos = _w.read_count(buf, pos, True)
+        if log_dirs_n < 0:
+            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+        elif log_dirs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                log_dirs_n, pos = _w.read_count(buf, pos, True)
-            if log_dirs_n < 0:
-                raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-            elif log_dirs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                log_dirs_items: list[UUID] = []
-                for index in range(log_dirs_n):
-                    log_dirs_item, pos = _w.read_uuid(buf, pos)
-                    log_dirs_items.append(log_dirs_item)
-                request.log_dirs = log_dirs_items
+            log_dirs_items: list[UUID] = []
+            for index in range(log_dirs_n):
+                log_dirs_item, pos = _w.read_uuid(buf, pos)
+                log_dirs_items.append(log_dirs_item)
+            request.log_dirs = log_dirs_items
         field = "previous_broker_epoch"
         (request.previous_broker_epoch,) = _unpack_BrokerRegistrationRequest_previous_broker_epoch(buf, pos)
         pos += 8
@@ -1388,22 +868,13 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         field = "cluster_id"
         if request.cluster_id is None:
             raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        cluster_id_utf8 = request.cluster_id.encode()
-        if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(cluster_id_utf8) + 1)
-            out += cluster_id_utf8
-        else:
-            _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, request.cluster_id)
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
                 raise EncodeError("field listeners is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(listeners_items) + 1)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
         else:
             _w.write_count(out, len(listeners_items), True)
             for listeners_item in listeners_items:
@@ -1412,10 +883,6 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         features_items = request.features
         if features_items is None:
                 raise EncodeError("field features is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
             for features_item in features_items:
@@ -1428,10 +895,6 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         log_dirs_items = request.log_dirs
         if log_dirs_items is None:
                 raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(log_dirs_items) + 1)
-            for log_dirs_item in log_dirs_items:
-                out += _w.uuid_bytes(log_dirs_item)
         else:
             _w.write_count(out, len(log_dirs_items), True)
             for log_dirs_item in log_dirs_items:
@@ -1485,169 +948,58 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
     request = blank_instance(BrokerRegistrationRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            request.cluster_id = ""
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        listeners_n = buf[pos] - 1
-        if listeners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
+            raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                listeners_n, pos = _w.read_count(buf, pos, True)
-            if listeners_n < 0:
-                raise DecodeError("non-nullable field listeners was null", offset=pos)
-            elif listeners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                listeners_items: KeyedList[Listener] = KeyedList()
-                for listeners_index in range(listeners_n):
-                    try:
-                        listeners_item = blank_instance(Listener)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            listeners_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            listeners_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port, security_protocol"
-                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            listeners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "listeners[]", listeners_index
-                        raise failure from None
-                    listeners_items.append(listeners_item)
-                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                request.listeners = listeners_items
+            listeners_items: KeyedList[Listener] = KeyedList()
+            for index in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_items.append(listeners_item)
+            request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
-        features_n = buf[pos] - 1
-        if features_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
+            raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                features_n, pos = _w.read_count(buf, pos, True)
-            if features_n < 0:
-                raise DecodeError("non-nullable field features was null", offset=pos)
-            elif features_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                features_items: KeyedList[Feature] = KeyedList()
-                for features_index in range(features_n):
-                    try:
-                        features_item = blank_instance(Feature)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            features_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                features_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "min_supported_version, max_supported_version"
-                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            features_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "features[]", features_index
-                        raise failure from None
-                    features_items.append(features_item)
-                field, index = "features[]", features_index  # as the last call would have left them
-                request.features = features_items
+            features_items: KeyedList[Feature] = KeyedList()
+            for index in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_items.append(features_item)
+            request.features = features_items
         field = "rack"
-        rack_n = buf[pos]  # the length + 1
-        if rack_n == 1:  # the empty string
-            request.rack = ""
-            pos += 1
-        elif rack_n == 0:  # null
-            request.rack = None
-            pos += 1
-        else:
-            rack_end = pos + rack_n
-            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                request.rack = buf[pos + 1:rack_end].decode()
-                pos = rack_end
-            else:
-                request.rack, pos = _w.read_compact_string(buf, pos)
+        request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "log_dirs"
         index = -1  # no element yet: an error in the count names the array itself
-        log_dirs_n = buf[pos] - 1
-        if log_dirs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        log_dirs_n, pos = _w.read_count(buf, pos, True)
+        if log_dirs_n < 0:
+            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+        elif log_dirs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                log_dirs_n, pos = _w.read_count(buf, pos, True)
-            if log_dirs_n < 0:
-                raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-            elif log_dirs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                log_dirs_items: list[UUID] = []
-                for index in range(log_dirs_n):
-                    log_dirs_item, pos = _w.read_uuid(buf, pos)
-                    log_dirs_items.append(log_dirs_item)
-                request.log_dirs = log_dirs_items
+            log_dirs_items: list[UUID] = []
+            for index in range(log_dirs_n):
+                log_dirs_item, pos = _w.read_uuid(buf, pos)
+                log_dirs_items.append(log_dirs_item)
+            request.log_dirs = log_dirs_items
         field = "previous_broker_epoch"
         (request.previous_broker_epoch,) = _unpack_BrokerRegistrationRequest_previous_broker_epoch(buf, pos)
         pos += 8
@@ -1673,24 +1025,17 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                 if tag == 0:
                     field = "cordoned_log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
-                    cordoned_log_dirs_n = buf[pos] - 1
-                    if cordoned_log_dirs_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset
+                    cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    if cordoned_log_dirs_n < 0:
+                        raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
+                    elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
-                        if cordoned_log_dirs_n < 0x7F and cordoned_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                            pos += 1
-                        else:
-                            cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                        if cordoned_log_dirs_n < 0:
-                            raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
-                        elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
-                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                        else:
-                            cordoned_log_dirs_items: list[UUID] = []
-                            for index in range(cordoned_log_dirs_n):
-                                cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                                cordoned_log_dirs_items.append(cordoned_log_dirs_item)
-                            request.cordoned_log_dirs = cordoned_log_dirs_items
+                        cordoned_log_dirs_items: list[UUID] = []
+                        for index in range(cordoned_log_dirs_n):
+                            cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
+                            cordoned_log_dirs_items.append(cordoned_log_dirs_item)
+                        request.cordoned_log_dirs = cordoned_log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cordoned_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -1710,22 +1055,13 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         field = "cluster_id"
         if request.cluster_id is None:
             raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        cluster_id_utf8 = request.cluster_id.encode()
-        if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(cluster_id_utf8) + 1)
-            out += cluster_id_utf8
-        else:
-            _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, request.cluster_id)
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
         listeners_items = request.listeners
         if listeners_items is None:
                 raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(listeners_items) + 1)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
         else:
             _w.write_count(out, len(listeners_items), True)
             for listeners_item in listeners_items:
@@ -1734,10 +1070,6 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         features_items = request.features
         if features_items is None:
                 raise EncodeError("field features is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
             for features_item in features_items:
@@ -1750,10 +1082,6 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         log_dirs_items = request.log_dirs
         if log_dirs_items is None:
                 raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(log_dirs_items) + 1)
-            for log_dirs_item in log_dirs_items:
-                out += _w.uuid_bytes(log_dirs_item)
         else:
             _w.write_count(out, len(log_dirs_items), True)
             for log_dirs_item in log_dirs_items:
@@ -1768,10 +1096,6 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
             cordoned_log_dirs_items = request.cordoned_log_dirs
             if cordoned_log_dirs_items is None:
                     raise EncodeError("field cordoned_log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-            elif len(cordoned_log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(cordoned_log_dirs_items) + 1)
-                for cordoned_log_dirs_item in cordoned_log_dirs_items:
-                    payload += _w.uuid_bytes(cordoned_log_dirs_item)
             else:
                 _w.write_count(payload, len(cordoned_log_dirs_items), True)
                 for cordoned_log_dirs_item in cordoned_log_dirs_items:

@@ -329,12 +329,10 @@ def _write_ClientQuotaRecord_v0(record: ClientQuotaRecord, out: bytearray) -> No
                 raise EncodeError("field entity is null, which ClientQuotaRecord version 0 does not allow (never nullable)")
         elif len(entity_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(entity_items) + 1)
-            for entity_item in entity_items:
-                _write_EntityData_v0(entity_item, out)
         else:
             _w.write_count(out, len(entity_items), True)
-            for entity_item in entity_items:
-                _write_EntityData_v0(entity_item, out)
+        for entity_item in entity_items:
+            _write_EntityData_v0(entity_item, out)
         field = "key"
         if record.key is None:
             raise EncodeError("field key is null, which ClientQuotaRecord version 0 does not allow (never nullable)")

@@ -21,8 +21,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_ConsumerGroupCurrentMemberAssignmentValue_member_epoch_to_state = struct.Struct(">iib").unpack_from
 _pack_ConsumerGroupCurrentMemberAssignmentValue_member_epoch_to_state = struct.Struct(">iib").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -174,25 +172,15 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
     partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -214,20 +202,11 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "assignment_epochs"
-                    assignment_epochs_n = buf[pos] - 1
-                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset
+                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                    if assignment_epochs_n < 0:
+                        partitions.assignment_epochs = None
                     else:
-                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                            partitions.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = assignment_epochs_end
-                        else:
-                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                            if assignment_epochs_n < 0:
-                                partitions.assignment_epochs = None
-                            else:
-                                partitions.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                        partitions.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -248,9 +227,6 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
         partitions_items = partitions.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -262,9 +238,6 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
             assignment_epochs_items = partitions.assignment_epochs
             if assignment_epochs_items is None:
                 _w.write_count(payload, None, True)
-            elif len(assignment_epochs_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(assignment_epochs_items) + 1)
-                payload += _pack_int32s[len(assignment_epochs_items)](*assignment_epochs_items)
             else:
                 _w.write_count(payload, len(assignment_epochs_items), True)
                 _w.write_fixed_array(payload, assignment_epochs_items, "i")
@@ -309,179 +282,36 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
     value = blank_instance(ConsumerGroupCurrentMemberAssignmentValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_epoch, previous_member_epoch, state"
         value.member_epoch, value.previous_member_epoch, value.state = _unpack_ConsumerGroupCurrentMemberAssignmentValue_member_epoch_to_state(buf, pos)
         pos += 9
         field = "assigned_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        assigned_partitions_n = buf[pos] - 1
-        if assigned_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        assigned_partitions_n, pos = _w.read_count(buf, pos, True)
+        if assigned_partitions_n < 0:
+            raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+        elif assigned_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if assigned_partitions_n < 0x7F and assigned_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                assigned_partitions_n, pos = _w.read_count(buf, pos, True)
-            if assigned_partitions_n < 0:
-                raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
-            elif assigned_partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                assigned_partitions_items: list[TopicPartitions] = []
-                for assigned_partitions_index in range(assigned_partitions_n):
-                    try:
-                        assigned_partitions_item = blank_instance(TopicPartitions)
-                        field = "topic_id"
-                        assigned_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            assigned_partitions_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "assignment_epochs"
-                                    assignment_epochs_n = buf[pos] - 1
-                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset
-                                    else:
-                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                            assigned_partitions_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                            pos = assignment_epochs_end
-                                        else:
-                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                            if assignment_epochs_n < 0:
-                                                assigned_partitions_item.assignment_epochs = None
-                                            else:
-                                                assigned_partitions_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            assigned_partitions_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "assigned_partitions[]", assigned_partitions_index
-                        raise failure from None
-                    assigned_partitions_items.append(assigned_partitions_item)
-                field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
-                value.assigned_partitions = assigned_partitions_items
+            assigned_partitions_items: list[TopicPartitions] = []
+            for index in range(assigned_partitions_n):
+                assigned_partitions_item, pos = _read_TopicPartitions_v0(buf, pos)
+                assigned_partitions_items.append(assigned_partitions_item)
+            value.assigned_partitions = assigned_partitions_items
         field = "partitions_pending_revocation[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_pending_revocation_n = buf[pos] - 1
-        if partitions_pending_revocation_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_pending_revocation_n, pos = _w.read_count(buf, pos, True)
+        if partitions_pending_revocation_n < 0:
+            raise DecodeError("non-nullable field partitions_pending_revocation was null", offset=pos)
+        elif partitions_pending_revocation_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_pending_revocation_n < 0x7F and partitions_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-            if partitions_pending_revocation_n < 0:
-                raise DecodeError("non-nullable field partitions_pending_revocation was null", offset=pos)
-            elif partitions_pending_revocation_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_pending_revocation_items: list[TopicPartitions] = []
-                for partitions_pending_revocation_index in range(partitions_pending_revocation_n):
-                    try:
-                        partitions_pending_revocation_item = blank_instance(TopicPartitions)
-                        field = "topic_id"
-                        partitions_pending_revocation_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                partitions_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    partitions_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_pending_revocation_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "assignment_epochs"
-                                    assignment_epochs_n = buf[pos] - 1
-                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset
-                                    else:
-                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                            partitions_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                            pos = assignment_epochs_end
-                                        else:
-                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                            if assignment_epochs_n < 0:
-                                                partitions_pending_revocation_item.assignment_epochs = None
-                                            else:
-                                                partitions_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            partitions_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions_pending_revocation[]", partitions_pending_revocation_index
-                        raise failure from None
-                    partitions_pending_revocation_items.append(partitions_pending_revocation_item)
-                field, index = "partitions_pending_revocation[]", partitions_pending_revocation_index  # as the last call would have left them
-                value.partitions_pending_revocation = partitions_pending_revocation_items
+            partitions_pending_revocation_items: list[TopicPartitions] = []
+            for index in range(partitions_pending_revocation_n):
+                partitions_pending_revocation_item, pos = _read_TopicPartitions_v0(buf, pos)
+                partitions_pending_revocation_items.append(partitions_pending_revocation_item)
+            value.partitions_pending_revocation = partitions_pending_revocation_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -502,10 +332,6 @@ def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurr
         assigned_partitions_items = value.assigned_partitions
         if assigned_partitions_items is None:
                 raise EncodeError("field assigned_partitions is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        elif len(assigned_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(assigned_partitions_items) + 1)
-            for assigned_partitions_item in assigned_partitions_items:
-                _write_TopicPartitions_v0(assigned_partitions_item, out)
         else:
             _w.write_count(out, len(assigned_partitions_items), True)
             for assigned_partitions_item in assigned_partitions_items:
@@ -514,10 +340,6 @@ def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurr
         partitions_pending_revocation_items = value.partitions_pending_revocation
         if partitions_pending_revocation_items is None:
                 raise EncodeError("field partitions_pending_revocation is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        elif len(partitions_pending_revocation_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_pending_revocation_items) + 1)
-            for partitions_pending_revocation_item in partitions_pending_revocation_items:
-                _write_TopicPartitions_v0(partitions_pending_revocation_item, out)
         else:
             _w.write_count(out, len(partitions_pending_revocation_items), True)
             for partitions_pending_revocation_item in partitions_pending_revocation_items:

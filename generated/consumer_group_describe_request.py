@@ -89,28 +89,20 @@ def _read_ConsumerGroupDescribeRequest_v0_1(buf: bytes, pos: int) -> tuple[Consu
     request = blank_instance(ConsumerGroupDescribeRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_ids"
         index = -1  # no element yet: an error in the count names the array itself
-        group_ids_n = buf[pos] - 1
-        if group_ids_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        group_ids_n, pos = _w.read_count(buf, pos, True)
+        if group_ids_n < 0:
+            raise DecodeError("non-nullable field group_ids was null", offset=pos)
+        elif group_ids_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if group_ids_n < 0x7F and group_ids_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                group_ids_n, pos = _w.read_count(buf, pos, True)
-            if group_ids_n < 0:
-                raise DecodeError("non-nullable field group_ids was null", offset=pos)
-            elif group_ids_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                group_ids_items: list[str] = []
-                for index in range(group_ids_n):
-                    group_ids_item, pos = _w.read_compact_string_nn(buf, pos)
-                    group_ids_items.append(group_ids_item)
-                request.group_ids = group_ids_items
+            group_ids_items: list[str] = []
+            for index in range(group_ids_n):
+                group_ids_item, pos = _w.read_compact_string_nn(buf, pos)
+                group_ids_items.append(group_ids_item)
+            request.group_ids = group_ids_items
         field = "include_authorized_operations"
         (request.include_authorized_operations,) = _unpack_ConsumerGroupDescribeRequest_include_authorized_operations(buf, pos)
         pos += 1
@@ -132,12 +124,6 @@ def _write_ConsumerGroupDescribeRequest_v0_1(request: ConsumerGroupDescribeReque
         group_ids_items = request.group_ids
         if group_ids_items is None:
                 raise EncodeError("field group_ids is null, which ConsumerGroupDescribeRequest versions 0-1 do not allow (never nullable)")
-        elif len(group_ids_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(group_ids_items) + 1)
-            for group_ids_item in group_ids_items:
-                if group_ids_item is None:
-                    raise EncodeError("null element in array group_ids")
-                _w.write_compact_string(out, group_ids_item)
         else:
             _w.write_count(out, len(group_ids_items), True)
             for group_ids_item in group_ids_items:

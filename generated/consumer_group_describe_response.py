@@ -31,8 +31,6 @@ _unpack_DescribedGroup_authorized_operations = struct.Struct(">i").unpack_from
 _pack_DescribedGroup_authorized_operations = struct.Struct(">i").pack
 _unpack_ConsumerGroupDescribeResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_ConsumerGroupDescribeResponse_throttle_time_ms = struct.Struct(">i").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -425,37 +423,17 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
     partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            partitions.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                partitions.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -475,19 +453,11 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         field = "topic_name"
         if partitions.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        topic_name_utf8 = partitions.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, partitions.topic_name)
+        _w.write_compact_string(out, partitions.topic_name)
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -523,69 +493,20 @@ def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
     assignment = blank_instance(Assignment)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_partitions_n, pos = _w.read_count(buf, pos, True)
+        if topic_partitions_n < 0:
+            raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_partitions_n, pos = _w.read_count(buf, pos, True)
-            if topic_partitions_n < 0:
-                raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-            elif topic_partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_partitions_items: list[TopicPartitions] = []
-                for topic_partitions_index in range(topic_partitions_n):
-                    try:
-                        topic_partitions_item = blank_instance(TopicPartitions)
-                        field = "topic_id"
-                        topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_partitions_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_partitions[]", topic_partitions_index
-                        raise failure from None
-                    topic_partitions_items.append(topic_partitions_item)
-                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-                assignment.topic_partitions = topic_partitions_items
+            topic_partitions_items: list[TopicPartitions] = []
+            for index in range(topic_partitions_n):
+                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+                topic_partitions_items.append(topic_partitions_item)
+            assignment.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -604,10 +525,6 @@ def _write_Assignment_v0_1(assignment: Assignment, out: bytearray) -> None:
         topic_partitions_items = assignment.topic_partitions
         if topic_partitions_items is None:
                 raise EncodeError("field topic_partitions is null, which Assignment versions 0-1 do not allow (never nullable)")
-        elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_partitions_items) + 1)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v0_1(topic_partitions_item, out)
         else:
             _w.write_count(out, len(topic_partitions_items), True)
             for topic_partitions_item in topic_partitions_items:
@@ -644,112 +561,35 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
     member.member_type = -1
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            member.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                member.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "instance_id"
-        instance_id_n = buf[pos]  # the length + 1
-        if instance_id_n == 1:  # the empty string
-            member.instance_id = ""
-            pos += 1
-        elif instance_id_n == 0:  # null
-            member.instance_id = None
-            pos += 1
-        else:
-            instance_id_end = pos + instance_id_n
-            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                member.instance_id = buf[pos + 1:instance_id_end].decode()
-                pos = instance_id_end
-            else:
-                member.instance_id, pos = _w.read_compact_string(buf, pos)
+        member.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_n = buf[pos]  # the length + 1
-        if rack_id_n == 1:  # the empty string
-            member.rack_id = ""
-            pos += 1
-        elif rack_id_n == 0:  # null
-            member.rack_id = None
-            pos += 1
-        else:
-            rack_id_end = pos + rack_id_n
-            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                member.rack_id = buf[pos + 1:rack_id_end].decode()
-                pos = rack_id_end
-            else:
-                member.rack_id, pos = _w.read_compact_string(buf, pos)
+        member.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "member_epoch"
         (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
         pos += 4
         field = "client_id"
-        client_id_n = buf[pos]  # the length + 1
-        if client_id_n == 1:  # the empty string
-            member.client_id = ""
-            pos += 1
-        else:
-            client_id_end = pos + client_id_n
-            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                member.client_id = buf[pos + 1:client_id_end].decode()
-                pos = client_id_end
-            else:
-                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_n = buf[pos]  # the length + 1
-        if client_host_n == 1:  # the empty string
-            member.client_host = ""
-            pos += 1
-        else:
-            client_host_end = pos + client_host_n
-            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                member.client_host = buf[pos + 1:client_host_end].decode()
-                pos = client_host_end
-            else:
-                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+        member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+        if subscribed_topic_names_n < 0:
+            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-            if subscribed_topic_names_n < 0:
-                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                subscribed_topic_names_items: list[str] = []
-                for index in range(subscribed_topic_names_n):
-                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                member.subscribed_topic_names = subscribed_topic_names_items
+            subscribed_topic_names_items: list[str] = []
+            for index in range(subscribed_topic_names_n):
+                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                subscribed_topic_names_items.append(subscribed_topic_names_item)
+            member.subscribed_topic_names = subscribed_topic_names_items
         field = "subscribed_topic_regex"
-        subscribed_topic_regex_n = buf[pos]  # the length + 1
-        if subscribed_topic_regex_n == 1:  # the empty string
-            member.subscribed_topic_regex = ""
-            pos += 1
-        elif subscribed_topic_regex_n == 0:  # null
-            member.subscribed_topic_regex = None
-            pos += 1
-        else:
-            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
-            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                member.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                pos = subscribed_topic_regex_end
-            else:
-                member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+        member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "assignment"
         member.assignment, pos = _read_Assignment_v0_1(buf, pos)
         field = "target_assignment"
@@ -771,12 +611,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "member_id"
         if member.member_id is None:
             raise EncodeError("field member_id is null, which Member version 0 does not allow (never nullable)")
-        member_id_utf8 = member.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, member.member_id)
         field = "instance_id"
         _w.write_compact_string(out, member.instance_id)
         field = "rack_id"
@@ -786,31 +621,15 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "client_id"
         if member.client_id is None:
             raise EncodeError("field client_id is null, which Member version 0 does not allow (never nullable)")
-        client_id_utf8 = member.client_id.encode()
-        if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_id_utf8) + 1)
-            out += client_id_utf8
-        else:
-            _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
             raise EncodeError("field client_host is null, which Member version 0 does not allow (never nullable)")
-        client_host_utf8 = member.client_host.encode()
-        if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_host_utf8) + 1)
-            out += client_host_utf8
-        else:
-            _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, member.client_host)
         field = "subscribed_topic_names"
         subscribed_topic_names_items = member.subscribed_topic_names
         if subscribed_topic_names_items is None:
                 raise EncodeError("field subscribed_topic_names is null, which Member version 0 does not allow (never nullable)")
-        elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(subscribed_topic_names_items) + 1)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
         else:
             _w.write_count(out, len(subscribed_topic_names_items), True)
             for subscribed_topic_names_item in subscribed_topic_names_items:
@@ -866,112 +685,35 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
     member = blank_instance(Member)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            member.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                member.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "instance_id"
-        instance_id_n = buf[pos]  # the length + 1
-        if instance_id_n == 1:  # the empty string
-            member.instance_id = ""
-            pos += 1
-        elif instance_id_n == 0:  # null
-            member.instance_id = None
-            pos += 1
-        else:
-            instance_id_end = pos + instance_id_n
-            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                member.instance_id = buf[pos + 1:instance_id_end].decode()
-                pos = instance_id_end
-            else:
-                member.instance_id, pos = _w.read_compact_string(buf, pos)
+        member.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_n = buf[pos]  # the length + 1
-        if rack_id_n == 1:  # the empty string
-            member.rack_id = ""
-            pos += 1
-        elif rack_id_n == 0:  # null
-            member.rack_id = None
-            pos += 1
-        else:
-            rack_id_end = pos + rack_id_n
-            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                member.rack_id = buf[pos + 1:rack_id_end].decode()
-                pos = rack_id_end
-            else:
-                member.rack_id, pos = _w.read_compact_string(buf, pos)
+        member.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "member_epoch"
         (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
         pos += 4
         field = "client_id"
-        client_id_n = buf[pos]  # the length + 1
-        if client_id_n == 1:  # the empty string
-            member.client_id = ""
-            pos += 1
-        else:
-            client_id_end = pos + client_id_n
-            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                member.client_id = buf[pos + 1:client_id_end].decode()
-                pos = client_id_end
-            else:
-                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_n = buf[pos]  # the length + 1
-        if client_host_n == 1:  # the empty string
-            member.client_host = ""
-            pos += 1
-        else:
-            client_host_end = pos + client_host_n
-            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                member.client_host = buf[pos + 1:client_host_end].decode()
-                pos = client_host_end
-            else:
-                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+        member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+        if subscribed_topic_names_n < 0:
+            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-            if subscribed_topic_names_n < 0:
-                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                subscribed_topic_names_items: list[str] = []
-                for index in range(subscribed_topic_names_n):
-                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                member.subscribed_topic_names = subscribed_topic_names_items
+            subscribed_topic_names_items: list[str] = []
+            for index in range(subscribed_topic_names_n):
+                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                subscribed_topic_names_items.append(subscribed_topic_names_item)
+            member.subscribed_topic_names = subscribed_topic_names_items
         field = "subscribed_topic_regex"
-        subscribed_topic_regex_n = buf[pos]  # the length + 1
-        if subscribed_topic_regex_n == 1:  # the empty string
-            member.subscribed_topic_regex = ""
-            pos += 1
-        elif subscribed_topic_regex_n == 0:  # null
-            member.subscribed_topic_regex = None
-            pos += 1
-        else:
-            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
-            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                member.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                pos = subscribed_topic_regex_end
-            else:
-                member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+        member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "assignment"
         member.assignment, pos = _read_Assignment_v0_1(buf, pos)
         field = "target_assignment"
@@ -996,12 +738,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
         field = "member_id"
         if member.member_id is None:
             raise EncodeError("field member_id is null, which Member version 1 does not allow (never nullable)")
-        member_id_utf8 = member.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, member.member_id)
         field = "instance_id"
         _w.write_compact_string(out, member.instance_id)
         field = "rack_id"
@@ -1011,31 +748,15 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
         field = "client_id"
         if member.client_id is None:
             raise EncodeError("field client_id is null, which Member version 1 does not allow (never nullable)")
-        client_id_utf8 = member.client_id.encode()
-        if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_id_utf8) + 1)
-            out += client_id_utf8
-        else:
-            _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
             raise EncodeError("field client_host is null, which Member version 1 does not allow (never nullable)")
-        client_host_utf8 = member.client_host.encode()
-        if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_host_utf8) + 1)
-            out += client_host_utf8
-        else:
-            _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, member.client_host)
         field = "subscribed_topic_names"
         subscribed_topic_names_items = member.subscribed_topic_names
         if subscribed_topic_names_items is None:
                 raise EncodeError("field subscribed_topic_names is null, which Member version 1 does not allow (never nullable)")
-        elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(subscribed_topic_names_items) + 1)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
         else:
             _w.write_count(out, len(subscribed_topic_names_items), True)
             for subscribed_topic_names_item in subscribed_topic_names_items:
@@ -1093,206 +814,34 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
     group = blank_instance(DescribedGroup)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            group.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            group.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                group.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                group.error_message, pos = _w.read_compact_string(buf, pos)
+        group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_n = buf[pos]  # the length + 1
-        if group_state_n == 1:  # the empty string
-            group.group_state = ""
-            pos += 1
-        else:
-            group_state_end = pos + group_state_n
-            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                group.group_state = buf[pos + 1:group_state_end].decode()
-                pos = group_state_end
-            else:
-                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_epoch, assignment_epoch"
         group.group_epoch, group.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
         pos += 8
         field = "assignor_name"
-        assignor_name_n = buf[pos]  # the length + 1
-        if assignor_name_n == 1:  # the empty string
-            group.assignor_name = ""
-            pos += 1
-        else:
-            assignor_name_end = pos + assignor_name_n
-            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
-                group.assignor_name = buf[pos + 1:assignor_name_end].decode()
-                pos = assignor_name_end
-            else:
-                group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+        group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[Member] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(Member)
-                        members_item.member_type = -1
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "instance_id"
-                        instance_id_n = buf[pos]  # the length + 1
-                        if instance_id_n == 1:  # the empty string
-                            members_item.instance_id = ""
-                            pos += 1
-                        elif instance_id_n == 0:  # null
-                            members_item.instance_id = None
-                            pos += 1
-                        else:
-                            instance_id_end = pos + instance_id_n
-                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                                pos = instance_id_end
-                            else:
-                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "rack_id"
-                        rack_id_n = buf[pos]  # the length + 1
-                        if rack_id_n == 1:  # the empty string
-                            members_item.rack_id = ""
-                            pos += 1
-                        elif rack_id_n == 0:  # null
-                            members_item.rack_id = None
-                            pos += 1
-                        else:
-                            rack_id_end = pos + rack_id_n
-                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                pos = rack_id_end
-                            else:
-                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
-                        field = "member_epoch"
-                        (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
-                        pos += 4
-                        field = "client_id"
-                        client_id_n = buf[pos]  # the length + 1
-                        if client_id_n == 1:  # the empty string
-                            members_item.client_id = ""
-                            pos += 1
-                        else:
-                            client_id_end = pos + client_id_n
-                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                pos = client_id_end
-                            else:
-                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "client_host"
-                        client_host_n = buf[pos]  # the length + 1
-                        if client_host_n == 1:  # the empty string
-                            members_item.client_host = ""
-                            pos += 1
-                        else:
-                            client_host_end = pos + client_host_n
-                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                pos = client_host_end
-                            else:
-                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "subscribed_topic_names"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        subscribed_topic_names_n = buf[pos] - 1
-                        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-                            if subscribed_topic_names_n < 0:
-                                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                subscribed_topic_names_items: list[str] = []
-                                for index in range(subscribed_topic_names_n):
-                                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                                members_item.subscribed_topic_names = subscribed_topic_names_items
-                        field = "subscribed_topic_regex"
-                        subscribed_topic_regex_n = buf[pos]  # the length + 1
-                        if subscribed_topic_regex_n == 1:  # the empty string
-                            members_item.subscribed_topic_regex = ""
-                            pos += 1
-                        elif subscribed_topic_regex_n == 0:  # null
-                            members_item.subscribed_topic_regex = None
-                            pos += 1
-                        else:
-                            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
-                            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                                members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                                pos = subscribed_topic_regex_end
-                            else:
-                                members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
-                        field = "assignment"
-                        members_item.assignment, pos = _read_Assignment_v0_1(buf, pos)
-                        field = "target_assignment"
-                        members_item.target_assignment, pos = _read_Assignment_v0_1(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                group.members = members_items
+            members_items: list[Member] = []
+            for index in range(members_n):
+                members_item, pos = _read_Member_v0(buf, pos)
+                members_items.append(members_item)
+            group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
@@ -1317,40 +866,21 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which DescribedGroup version 0 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
             raise EncodeError("field group_state is null, which DescribedGroup version 0 does not allow (never nullable)")
-        group_state_utf8 = group.group_state.encode()
-        if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_state_utf8) + 1)
-            out += group_state_utf8
-        else:
-            _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, group.group_state)
         field = "group_epoch, assignment_epoch"
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "assignor_name"
         if group.assignor_name is None:
             raise EncodeError("field assignor_name is null, which DescribedGroup version 0 does not allow (never nullable)")
-        assignor_name_utf8 = group.assignor_name.encode()
-        if len(assignor_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(assignor_name_utf8) + 1)
-            out += assignor_name_utf8
-        else:
-            _w.write_compact_string(out, group.assignor_name)
+        _w.write_compact_string(out, group.assignor_name)
         field = "members[]"
         members_items = group.members
         if members_items is None:
                 raise EncodeError("field members is null, which DescribedGroup version 0 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_Member_v0(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:
@@ -1392,208 +922,34 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
     group = blank_instance(DescribedGroup)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            group.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            group.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                group.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                group.error_message, pos = _w.read_compact_string(buf, pos)
+        group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_n = buf[pos]  # the length + 1
-        if group_state_n == 1:  # the empty string
-            group.group_state = ""
-            pos += 1
-        else:
-            group_state_end = pos + group_state_n
-            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                group.group_state = buf[pos + 1:group_state_end].decode()
-                pos = group_state_end
-            else:
-                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_epoch, assignment_epoch"
         group.group_epoch, group.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
         pos += 8
         field = "assignor_name"
-        assignor_name_n = buf[pos]  # the length + 1
-        if assignor_name_n == 1:  # the empty string
-            group.assignor_name = ""
-            pos += 1
-        else:
-            assignor_name_end = pos + assignor_name_n
-            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
-                group.assignor_name = buf[pos + 1:assignor_name_end].decode()
-                pos = assignor_name_end
-            else:
-                group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+        group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[Member] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(Member)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "instance_id"
-                        instance_id_n = buf[pos]  # the length + 1
-                        if instance_id_n == 1:  # the empty string
-                            members_item.instance_id = ""
-                            pos += 1
-                        elif instance_id_n == 0:  # null
-                            members_item.instance_id = None
-                            pos += 1
-                        else:
-                            instance_id_end = pos + instance_id_n
-                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                                pos = instance_id_end
-                            else:
-                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "rack_id"
-                        rack_id_n = buf[pos]  # the length + 1
-                        if rack_id_n == 1:  # the empty string
-                            members_item.rack_id = ""
-                            pos += 1
-                        elif rack_id_n == 0:  # null
-                            members_item.rack_id = None
-                            pos += 1
-                        else:
-                            rack_id_end = pos + rack_id_n
-                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                pos = rack_id_end
-                            else:
-                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
-                        field = "member_epoch"
-                        (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
-                        pos += 4
-                        field = "client_id"
-                        client_id_n = buf[pos]  # the length + 1
-                        if client_id_n == 1:  # the empty string
-                            members_item.client_id = ""
-                            pos += 1
-                        else:
-                            client_id_end = pos + client_id_n
-                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                pos = client_id_end
-                            else:
-                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "client_host"
-                        client_host_n = buf[pos]  # the length + 1
-                        if client_host_n == 1:  # the empty string
-                            members_item.client_host = ""
-                            pos += 1
-                        else:
-                            client_host_end = pos + client_host_n
-                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                pos = client_host_end
-                            else:
-                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "subscribed_topic_names"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        subscribed_topic_names_n = buf[pos] - 1
-                        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-                            if subscribed_topic_names_n < 0:
-                                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                subscribed_topic_names_items: list[str] = []
-                                for index in range(subscribed_topic_names_n):
-                                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                                members_item.subscribed_topic_names = subscribed_topic_names_items
-                        field = "subscribed_topic_regex"
-                        subscribed_topic_regex_n = buf[pos]  # the length + 1
-                        if subscribed_topic_regex_n == 1:  # the empty string
-                            members_item.subscribed_topic_regex = ""
-                            pos += 1
-                        elif subscribed_topic_regex_n == 0:  # null
-                            members_item.subscribed_topic_regex = None
-                            pos += 1
-                        else:
-                            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
-                            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                                members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                                pos = subscribed_topic_regex_end
-                            else:
-                                members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
-                        field = "assignment"
-                        members_item.assignment, pos = _read_Assignment_v0_1(buf, pos)
-                        field = "target_assignment"
-                        members_item.target_assignment, pos = _read_Assignment_v0_1(buf, pos)
-                        field = "member_type"
-                        (members_item.member_type,) = _unpack_Member_member_type(buf, pos)
-                        pos += 1
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                group.members = members_items
+            members_items: list[Member] = []
+            for index in range(members_n):
+                members_item, pos = _read_Member_v1(buf, pos)
+                members_items.append(members_item)
+            group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
@@ -1618,40 +974,21 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which DescribedGroup version 1 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
             raise EncodeError("field group_state is null, which DescribedGroup version 1 does not allow (never nullable)")
-        group_state_utf8 = group.group_state.encode()
-        if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_state_utf8) + 1)
-            out += group_state_utf8
-        else:
-            _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, group.group_state)
         field = "group_epoch, assignment_epoch"
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "assignor_name"
         if group.assignor_name is None:
             raise EncodeError("field assignor_name is null, which DescribedGroup version 1 does not allow (never nullable)")
-        assignor_name_utf8 = group.assignor_name.encode()
-        if len(assignor_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(assignor_name_utf8) + 1)
-            out += assignor_name_utf8
-        else:
-            _w.write_compact_string(out, group.assignor_name)
+        _w.write_compact_string(out, group.assignor_name)
         field = "members[]"
         members_items = group.members
         if members_items is None:
                 raise EncodeError("field members is null, which DescribedGroup version 1 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_Member_v1(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:
@@ -1693,244 +1030,23 @@ def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Consum
     response = blank_instance(ConsumerGroupDescribeResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ConsumerGroupDescribeResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[DescribedGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(DescribedGroup)
-                        field = "error_code"
-                        (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            groups_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            groups_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_state"
-                        group_state_n = buf[pos]  # the length + 1
-                        if group_state_n == 1:  # the empty string
-                            groups_item.group_state = ""
-                            pos += 1
-                        else:
-                            group_state_end = pos + group_state_n
-                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                                pos = group_state_end
-                            else:
-                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_epoch, assignment_epoch"
-                        groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
-                        pos += 8
-                        field = "assignor_name"
-                        assignor_name_n = buf[pos]  # the length + 1
-                        if assignor_name_n == 1:  # the empty string
-                            groups_item.assignor_name = ""
-                            pos += 1
-                        else:
-                            assignor_name_end = pos + assignor_name_n
-                            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
-                                groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
-                                pos = assignor_name_end
-                            else:
-                                groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "members[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        members_n = buf[pos] - 1
-                        if members_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                members_n, pos = _w.read_count(buf, pos, True)
-                            if members_n < 0:
-                                raise DecodeError("non-nullable field members was null", offset=pos)
-                            elif members_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                members_items: list[Member] = []
-                                for members_index in range(members_n):
-                                    try:
-                                        members_item = blank_instance(Member)
-                                        members_item.member_type = -1
-                                        field = "member_id"
-                                        member_id_n = buf[pos]  # the length + 1
-                                        if member_id_n == 1:  # the empty string
-                                            members_item.member_id = ""
-                                            pos += 1
-                                        else:
-                                            member_id_end = pos + member_id_n
-                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                                pos = member_id_end
-                                            else:
-                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "instance_id"
-                                        instance_id_n = buf[pos]  # the length + 1
-                                        if instance_id_n == 1:  # the empty string
-                                            members_item.instance_id = ""
-                                            pos += 1
-                                        elif instance_id_n == 0:  # null
-                                            members_item.instance_id = None
-                                            pos += 1
-                                        else:
-                                            instance_id_end = pos + instance_id_n
-                                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                                                pos = instance_id_end
-                                            else:
-                                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
-                                        field = "rack_id"
-                                        rack_id_n = buf[pos]  # the length + 1
-                                        if rack_id_n == 1:  # the empty string
-                                            members_item.rack_id = ""
-                                            pos += 1
-                                        elif rack_id_n == 0:  # null
-                                            members_item.rack_id = None
-                                            pos += 1
-                                        else:
-                                            rack_id_end = pos + rack_id_n
-                                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                                pos = rack_id_end
-                                            else:
-                                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
-                                        field = "member_epoch"
-                                        (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
-                                        pos += 4
-                                        field = "client_id"
-                                        client_id_n = buf[pos]  # the length + 1
-                                        if client_id_n == 1:  # the empty string
-                                            members_item.client_id = ""
-                                            pos += 1
-                                        else:
-                                            client_id_end = pos + client_id_n
-                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                                pos = client_id_end
-                                            else:
-                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "client_host"
-                                        client_host_n = buf[pos]  # the length + 1
-                                        if client_host_n == 1:  # the empty string
-                                            members_item.client_host = ""
-                                            pos += 1
-                                        else:
-                                            client_host_end = pos + client_host_n
-                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                                pos = client_host_end
-                                            else:
-                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "subscribed_topic_names"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        subscribed_topic_names_n = buf[pos] - 1
-                                        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-                                            if subscribed_topic_names_n < 0:
-                                                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-                                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                subscribed_topic_names_items: list[str] = []
-                                                for index in range(subscribed_topic_names_n):
-                                                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                                                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                                                members_item.subscribed_topic_names = subscribed_topic_names_items
-                                        field = "subscribed_topic_regex"
-                                        subscribed_topic_regex_n = buf[pos]  # the length + 1
-                                        if subscribed_topic_regex_n == 1:  # the empty string
-                                            members_item.subscribed_topic_regex = ""
-                                            pos += 1
-                                        elif subscribed_topic_regex_n == 0:  # null
-                                            members_item.subscribed_topic_regex = None
-                                            pos += 1
-                                        else:
-                                            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
-                                            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                                                members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                                                pos = subscribed_topic_regex_end
-                                            else:
-                                                members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
-                                        field = "assignment"
-                                        members_item.assignment, pos = _read_Assignment_v0_1(buf, pos)
-                                        field = "target_assignment"
-                                        members_item.target_assignment, pos = _read_Assignment_v0_1(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            members_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "members[]", members_index
-                                        raise failure from None
-                                    members_items.append(members_item)
-                                field, index = "members[]", members_index  # as the last call would have left them
-                                groups_item.members = members_items
-                        field = "authorized_operations"
-                        (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[DescribedGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribedGroup_v0(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1951,10 +1067,6 @@ def _write_ConsumerGroupDescribeResponse_v0(response: ConsumerGroupDescribeRespo
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which ConsumerGroupDescribeResponse version 0 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v0(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:
@@ -1990,246 +1102,23 @@ def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[Consum
     response = blank_instance(ConsumerGroupDescribeResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ConsumerGroupDescribeResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[DescribedGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(DescribedGroup)
-                        field = "error_code"
-                        (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            groups_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            groups_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_state"
-                        group_state_n = buf[pos]  # the length + 1
-                        if group_state_n == 1:  # the empty string
-                            groups_item.group_state = ""
-                            pos += 1
-                        else:
-                            group_state_end = pos + group_state_n
-                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                                pos = group_state_end
-                            else:
-                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_epoch, assignment_epoch"
-                        groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
-                        pos += 8
-                        field = "assignor_name"
-                        assignor_name_n = buf[pos]  # the length + 1
-                        if assignor_name_n == 1:  # the empty string
-                            groups_item.assignor_name = ""
-                            pos += 1
-                        else:
-                            assignor_name_end = pos + assignor_name_n
-                            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
-                                groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
-                                pos = assignor_name_end
-                            else:
-                                groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "members[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        members_n = buf[pos] - 1
-                        if members_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                members_n, pos = _w.read_count(buf, pos, True)
-                            if members_n < 0:
-                                raise DecodeError("non-nullable field members was null", offset=pos)
-                            elif members_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                members_items: list[Member] = []
-                                for members_index in range(members_n):
-                                    try:
-                                        members_item = blank_instance(Member)
-                                        field = "member_id"
-                                        member_id_n = buf[pos]  # the length + 1
-                                        if member_id_n == 1:  # the empty string
-                                            members_item.member_id = ""
-                                            pos += 1
-                                        else:
-                                            member_id_end = pos + member_id_n
-                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                                pos = member_id_end
-                                            else:
-                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "instance_id"
-                                        instance_id_n = buf[pos]  # the length + 1
-                                        if instance_id_n == 1:  # the empty string
-                                            members_item.instance_id = ""
-                                            pos += 1
-                                        elif instance_id_n == 0:  # null
-                                            members_item.instance_id = None
-                                            pos += 1
-                                        else:
-                                            instance_id_end = pos + instance_id_n
-                                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                                                pos = instance_id_end
-                                            else:
-                                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
-                                        field = "rack_id"
-                                        rack_id_n = buf[pos]  # the length + 1
-                                        if rack_id_n == 1:  # the empty string
-                                            members_item.rack_id = ""
-                                            pos += 1
-                                        elif rack_id_n == 0:  # null
-                                            members_item.rack_id = None
-                                            pos += 1
-                                        else:
-                                            rack_id_end = pos + rack_id_n
-                                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                                pos = rack_id_end
-                                            else:
-                                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
-                                        field = "member_epoch"
-                                        (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
-                                        pos += 4
-                                        field = "client_id"
-                                        client_id_n = buf[pos]  # the length + 1
-                                        if client_id_n == 1:  # the empty string
-                                            members_item.client_id = ""
-                                            pos += 1
-                                        else:
-                                            client_id_end = pos + client_id_n
-                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                                pos = client_id_end
-                                            else:
-                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "client_host"
-                                        client_host_n = buf[pos]  # the length + 1
-                                        if client_host_n == 1:  # the empty string
-                                            members_item.client_host = ""
-                                            pos += 1
-                                        else:
-                                            client_host_end = pos + client_host_n
-                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                                pos = client_host_end
-                                            else:
-                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "subscribed_topic_names"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        subscribed_topic_names_n = buf[pos] - 1
-                                        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-                                            if subscribed_topic_names_n < 0:
-                                                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-                                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                subscribed_topic_names_items: list[str] = []
-                                                for index in range(subscribed_topic_names_n):
-                                                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                                                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                                                members_item.subscribed_topic_names = subscribed_topic_names_items
-                                        field = "subscribed_topic_regex"
-                                        subscribed_topic_regex_n = buf[pos]  # the length + 1
-                                        if subscribed_topic_regex_n == 1:  # the empty string
-                                            members_item.subscribed_topic_regex = ""
-                                            pos += 1
-                                        elif subscribed_topic_regex_n == 0:  # null
-                                            members_item.subscribed_topic_regex = None
-                                            pos += 1
-                                        else:
-                                            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
-                                            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                                                members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                                                pos = subscribed_topic_regex_end
-                                            else:
-                                                members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
-                                        field = "assignment"
-                                        members_item.assignment, pos = _read_Assignment_v0_1(buf, pos)
-                                        field = "target_assignment"
-                                        members_item.target_assignment, pos = _read_Assignment_v0_1(buf, pos)
-                                        field = "member_type"
-                                        (members_item.member_type,) = _unpack_Member_member_type(buf, pos)
-                                        pos += 1
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            members_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "members[]", members_index
-                                        raise failure from None
-                                    members_items.append(members_item)
-                                field, index = "members[]", members_index  # as the last call would have left them
-                                groups_item.members = members_items
-                        field = "authorized_operations"
-                        (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[DescribedGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribedGroup_v1(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2250,10 +1139,6 @@ def _write_ConsumerGroupDescribeResponse_v1(response: ConsumerGroupDescribeRespo
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which ConsumerGroupDescribeResponse version 1 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v1(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:

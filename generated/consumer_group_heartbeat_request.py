@@ -23,8 +23,6 @@ _unpack_ConsumerGroupHeartbeatRequest_member_epoch = struct.Struct(">i").unpack_
 _pack_ConsumerGroupHeartbeatRequest_member_epoch = struct.Struct(">i").pack
 _unpack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms = struct.Struct(">i").unpack_from
 _pack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms = struct.Struct(">i").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -207,25 +205,15 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
     partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -246,9 +234,6 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         partitions_items = partitions.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -284,154 +269,49 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
     request.subscribed_topic_regex = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (request.member_epoch,) = _unpack_ConsumerGroupHeartbeatRequest_member_epoch(buf, pos)
         pos += 4
         field = "instance_id"
-        instance_id_n = buf[pos]  # the length + 1
-        if instance_id_n == 1:  # the empty string
-            request.instance_id = ""
-            pos += 1
-        elif instance_id_n == 0:  # null
-            request.instance_id = None
-            pos += 1
-        else:
-            instance_id_end = pos + instance_id_n
-            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                request.instance_id = buf[pos + 1:instance_id_end].decode()
-                pos = instance_id_end
-            else:
-                request.instance_id, pos = _w.read_compact_string(buf, pos)
+        request.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_n = buf[pos]  # the length + 1
-        if rack_id_n == 1:  # the empty string
-            request.rack_id = ""
-            pos += 1
-        elif rack_id_n == 0:  # null
-            request.rack_id = None
-            pos += 1
-        else:
-            rack_id_end = pos + rack_id_n
-            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                request.rack_id = buf[pos + 1:rack_id_end].decode()
-                pos = rack_id_end
-            else:
-                request.rack_id, pos = _w.read_compact_string(buf, pos)
+        request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
         (request.rebalance_timeout_ms,) = _unpack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
         pos += 4
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-            pos += 1
+        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+        if subscribed_topic_names_n < 0:
+            request.subscribed_topic_names = None
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
             request.subscribed_topic_names = []
         else:
-            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-            if subscribed_topic_names_n < 0:
-                request.subscribed_topic_names = None
-            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                request.subscribed_topic_names = []
-            else:
-                subscribed_topic_names_items: list[str] = []
-                for index in range(subscribed_topic_names_n):
-                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                request.subscribed_topic_names = subscribed_topic_names_items
+            subscribed_topic_names_items: list[str] = []
+            for index in range(subscribed_topic_names_n):
+                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                subscribed_topic_names_items.append(subscribed_topic_names_item)
+            request.subscribed_topic_names = subscribed_topic_names_items
         field = "server_assignor"
-        server_assignor_n = buf[pos]  # the length + 1
-        if server_assignor_n == 1:  # the empty string
-            request.server_assignor = ""
-            pos += 1
-        elif server_assignor_n == 0:  # null
-            request.server_assignor = None
-            pos += 1
-        else:
-            server_assignor_end = pos + server_assignor_n
-            if 0 < server_assignor_n < 0x80 and server_assignor_end <= size:  # the usual case: a short string
-                request.server_assignor = buf[pos + 1:server_assignor_end].decode()
-                pos = server_assignor_end
-            else:
-                request.server_assignor, pos = _w.read_compact_string(buf, pos)
+        request.server_assignor, pos = _w.read_compact_string(buf, pos)
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1
+        topic_partitions_n, pos = _w.read_count(buf, pos, True)
+        if topic_partitions_n < 0:
+            request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: no loop to set up
             request.topic_partitions = []
         else:
-            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_partitions_n, pos = _w.read_count(buf, pos, True)
-            if topic_partitions_n < 0:
-                request.topic_partitions = None
-            elif topic_partitions_n == 0:  # no element: no loop to set up
-                request.topic_partitions = []
-            else:
-                topic_partitions_items: list[TopicPartitions] = []
-                for topic_partitions_index in range(topic_partitions_n):
-                    try:
-                        topic_partitions_item = blank_instance(TopicPartitions)
-                        field = "topic_id"
-                        topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_partitions[]", topic_partitions_index
-                        raise failure from None
-                    topic_partitions_items.append(topic_partitions_item)
-                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-                request.topic_partitions = topic_partitions_items
+            topic_partitions_items: list[TopicPartitions] = []
+            for index in range(topic_partitions_n):
+                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+                topic_partitions_items.append(topic_partitions_item)
+            request.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -451,21 +331,11 @@ def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReque
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "member_id"
         if request.member_id is None:
             raise EncodeError("field member_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        member_id_utf8 = request.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, request.member_id)
         field = "member_epoch"
         out += _pack_ConsumerGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "instance_id"
@@ -478,12 +348,6 @@ def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReque
         subscribed_topic_names_items = request.subscribed_topic_names
         if subscribed_topic_names_items is None:
             _w.write_count(out, None, True)
-        elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(subscribed_topic_names_items) + 1)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
         else:
             _w.write_count(out, len(subscribed_topic_names_items), True)
             for subscribed_topic_names_item in subscribed_topic_names_items:
@@ -496,10 +360,6 @@ def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReque
         topic_partitions_items = request.topic_partitions
         if topic_partitions_items is None:
             _w.write_count(out, None, True)
-        elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_partitions_items) + 1)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v0_1(topic_partitions_item, out)
         else:
             _w.write_count(out, len(topic_partitions_items), True)
             for topic_partitions_item in topic_partitions_items:
@@ -547,169 +407,51 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
     request = blank_instance(ConsumerGroupHeartbeatRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (request.member_epoch,) = _unpack_ConsumerGroupHeartbeatRequest_member_epoch(buf, pos)
         pos += 4
         field = "instance_id"
-        instance_id_n = buf[pos]  # the length + 1
-        if instance_id_n == 1:  # the empty string
-            request.instance_id = ""
-            pos += 1
-        elif instance_id_n == 0:  # null
-            request.instance_id = None
-            pos += 1
-        else:
-            instance_id_end = pos + instance_id_n
-            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                request.instance_id = buf[pos + 1:instance_id_end].decode()
-                pos = instance_id_end
-            else:
-                request.instance_id, pos = _w.read_compact_string(buf, pos)
+        request.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_n = buf[pos]  # the length + 1
-        if rack_id_n == 1:  # the empty string
-            request.rack_id = ""
-            pos += 1
-        elif rack_id_n == 0:  # null
-            request.rack_id = None
-            pos += 1
-        else:
-            rack_id_end = pos + rack_id_n
-            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                request.rack_id = buf[pos + 1:rack_id_end].decode()
-                pos = rack_id_end
-            else:
-                request.rack_id, pos = _w.read_compact_string(buf, pos)
+        request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
         (request.rebalance_timeout_ms,) = _unpack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
         pos += 4
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-            pos += 1
+        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+        if subscribed_topic_names_n < 0:
+            request.subscribed_topic_names = None
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
             request.subscribed_topic_names = []
         else:
-            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-            if subscribed_topic_names_n < 0:
-                request.subscribed_topic_names = None
-            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                request.subscribed_topic_names = []
-            else:
-                subscribed_topic_names_items: list[str] = []
-                for index in range(subscribed_topic_names_n):
-                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                request.subscribed_topic_names = subscribed_topic_names_items
+            subscribed_topic_names_items: list[str] = []
+            for index in range(subscribed_topic_names_n):
+                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                subscribed_topic_names_items.append(subscribed_topic_names_item)
+            request.subscribed_topic_names = subscribed_topic_names_items
         field = "subscribed_topic_regex"
-        subscribed_topic_regex_n = buf[pos]  # the length + 1
-        if subscribed_topic_regex_n == 1:  # the empty string
-            request.subscribed_topic_regex = ""
-            pos += 1
-        elif subscribed_topic_regex_n == 0:  # null
-            request.subscribed_topic_regex = None
-            pos += 1
-        else:
-            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
-            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                request.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                pos = subscribed_topic_regex_end
-            else:
-                request.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+        request.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "server_assignor"
-        server_assignor_n = buf[pos]  # the length + 1
-        if server_assignor_n == 1:  # the empty string
-            request.server_assignor = ""
-            pos += 1
-        elif server_assignor_n == 0:  # null
-            request.server_assignor = None
-            pos += 1
-        else:
-            server_assignor_end = pos + server_assignor_n
-            if 0 < server_assignor_n < 0x80 and server_assignor_end <= size:  # the usual case: a short string
-                request.server_assignor = buf[pos + 1:server_assignor_end].decode()
-                pos = server_assignor_end
-            else:
-                request.server_assignor, pos = _w.read_compact_string(buf, pos)
+        request.server_assignor, pos = _w.read_compact_string(buf, pos)
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1
+        topic_partitions_n, pos = _w.read_count(buf, pos, True)
+        if topic_partitions_n < 0:
+            request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: no loop to set up
             request.topic_partitions = []
         else:
-            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_partitions_n, pos = _w.read_count(buf, pos, True)
-            if topic_partitions_n < 0:
-                request.topic_partitions = None
-            elif topic_partitions_n == 0:  # no element: no loop to set up
-                request.topic_partitions = []
-            else:
-                topic_partitions_items: list[TopicPartitions] = []
-                for topic_partitions_index in range(topic_partitions_n):
-                    try:
-                        topic_partitions_item = blank_instance(TopicPartitions)
-                        field = "topic_id"
-                        topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_partitions[]", topic_partitions_index
-                        raise failure from None
-                    topic_partitions_items.append(topic_partitions_item)
-                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-                request.topic_partitions = topic_partitions_items
+            topic_partitions_items: list[TopicPartitions] = []
+            for index in range(topic_partitions_n):
+                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+                topic_partitions_items.append(topic_partitions_item)
+            request.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -727,21 +469,11 @@ def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatReque
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "member_id"
         if request.member_id is None:
             raise EncodeError("field member_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        member_id_utf8 = request.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, request.member_id)
         field = "member_epoch"
         out += _pack_ConsumerGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "instance_id"
@@ -754,12 +486,6 @@ def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatReque
         subscribed_topic_names_items = request.subscribed_topic_names
         if subscribed_topic_names_items is None:
             _w.write_count(out, None, True)
-        elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(subscribed_topic_names_items) + 1)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
         else:
             _w.write_count(out, len(subscribed_topic_names_items), True)
             for subscribed_topic_names_item in subscribed_topic_names_items:
@@ -774,10 +500,6 @@ def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatReque
         topic_partitions_items = request.topic_partitions
         if topic_partitions_items is None:
             _w.write_count(out, None, True)
-        elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_partitions_items) + 1)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v0_1(topic_partitions_item, out)
         else:
             _w.write_count(out, len(topic_partitions_items), True)
             for topic_partitions_item in topic_partitions_items:

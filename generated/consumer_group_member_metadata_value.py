@@ -243,20 +243,9 @@ def _read_ClassicProtocol_v0(buf: bytes, pos: int) -> tuple[ClassicProtocol, int
     protocol = blank_instance(ClassicProtocol)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            protocol.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                protocol.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                protocol.name, pos = _w.read_compact_string_nn(buf, pos)
+        protocol.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "metadata"
         protocol.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
@@ -276,12 +265,7 @@ def _write_ClassicProtocol_v0(protocol: ClassicProtocol, out: bytearray) -> None
         field = "name"
         if protocol.name is None:
             raise EncodeError("field name is null, which ClassicProtocol version 0 does not allow (never nullable)")
-        name_utf8 = protocol.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, protocol.name)
+        _w.write_compact_string(out, protocol.name)
         field = "metadata"
         if protocol.metadata is None:
             raise EncodeError("field metadata is null, which ClassicProtocol version 0 does not allow (never nullable)")
@@ -312,57 +296,23 @@ def _read_ClassicMemberMetadata_v0(buf: bytes, pos: int) -> tuple[ClassicMemberM
     metadata = blank_instance(ClassicMemberMetadata)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "session_timeout_ms"
         (metadata.session_timeout_ms,) = _unpack_ClassicMemberMetadata_session_timeout_ms(buf, pos)
         pos += 4
         field = "supported_protocols[]"
         index = -1  # no element yet: an error in the count names the array itself
-        supported_protocols_n = buf[pos] - 1
-        if supported_protocols_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        supported_protocols_n, pos = _w.read_count(buf, pos, True)
+        if supported_protocols_n < 0:
+            raise DecodeError("non-nullable field supported_protocols was null", offset=pos)
+        elif supported_protocols_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if supported_protocols_n < 0x7F and supported_protocols_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                supported_protocols_n, pos = _w.read_count(buf, pos, True)
-            if supported_protocols_n < 0:
-                raise DecodeError("non-nullable field supported_protocols was null", offset=pos)
-            elif supported_protocols_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                supported_protocols_items: list[ClassicProtocol] = []
-                for supported_protocols_index in range(supported_protocols_n):
-                    try:
-                        supported_protocols_item = blank_instance(ClassicProtocol)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            supported_protocols_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                supported_protocols_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                supported_protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "metadata"
-                        supported_protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            supported_protocols_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            supported_protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "supported_protocols[]", supported_protocols_index
-                        raise failure from None
-                    supported_protocols_items.append(supported_protocols_item)
-                field, index = "supported_protocols[]", supported_protocols_index  # as the last call would have left them
-                metadata.supported_protocols = supported_protocols_items
+            supported_protocols_items: list[ClassicProtocol] = []
+            for index in range(supported_protocols_n):
+                supported_protocols_item, pos = _read_ClassicProtocol_v0(buf, pos)
+                supported_protocols_items.append(supported_protocols_item)
+            metadata.supported_protocols = supported_protocols_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -383,10 +333,6 @@ def _write_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata, out: bytear
         supported_protocols_items = metadata.supported_protocols
         if supported_protocols_items is None:
                 raise EncodeError("field supported_protocols is null, which ClassicMemberMetadata version 0 does not allow (never nullable)")
-        elif len(supported_protocols_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(supported_protocols_items) + 1)
-            for supported_protocols_item in supported_protocols_items:
-                _write_ClassicProtocol_v0(supported_protocols_item, out)
         else:
             _w.write_count(out, len(supported_protocols_items), True)
             for supported_protocols_item in supported_protocols_items:
@@ -422,115 +368,35 @@ def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Con
     value = blank_instance(ConsumerGroupMemberMetadataValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "instance_id"
-        instance_id_n = buf[pos]  # the length + 1
-        if instance_id_n == 1:  # the empty string
-            value.instance_id = ""
-            pos += 1
-        elif instance_id_n == 0:  # null
-            value.instance_id = None
-            pos += 1
-        else:
-            instance_id_end = pos + instance_id_n
-            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                value.instance_id = buf[pos + 1:instance_id_end].decode()
-                pos = instance_id_end
-            else:
-                value.instance_id, pos = _w.read_compact_string(buf, pos)
+        value.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_n = buf[pos]  # the length + 1
-        if rack_id_n == 1:  # the empty string
-            value.rack_id = ""
-            pos += 1
-        elif rack_id_n == 0:  # null
-            value.rack_id = None
-            pos += 1
-        else:
-            rack_id_end = pos + rack_id_n
-            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                value.rack_id = buf[pos + 1:rack_id_end].decode()
-                pos = rack_id_end
-            else:
-                value.rack_id, pos = _w.read_compact_string(buf, pos)
+        value.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_n = buf[pos]  # the length + 1
-        if client_id_n == 1:  # the empty string
-            value.client_id = ""
-            pos += 1
-        else:
-            client_id_end = pos + client_id_n
-            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                value.client_id = buf[pos + 1:client_id_end].decode()
-                pos = client_id_end
-            else:
-                value.client_id, pos = _w.read_compact_string_nn(buf, pos)
+        value.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_n = buf[pos]  # the length + 1
-        if client_host_n == 1:  # the empty string
-            value.client_host = ""
-            pos += 1
-        else:
-            client_host_end = pos + client_host_n
-            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                value.client_host = buf[pos + 1:client_host_end].decode()
-                pos = client_host_end
-            else:
-                value.client_host, pos = _w.read_compact_string_nn(buf, pos)
+        value.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+        if subscribed_topic_names_n < 0:
+            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-            if subscribed_topic_names_n < 0:
-                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                subscribed_topic_names_items: list[str] = []
-                for index in range(subscribed_topic_names_n):
-                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                value.subscribed_topic_names = subscribed_topic_names_items
+            subscribed_topic_names_items: list[str] = []
+            for index in range(subscribed_topic_names_n):
+                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                subscribed_topic_names_items.append(subscribed_topic_names_item)
+            value.subscribed_topic_names = subscribed_topic_names_items
         field = "subscribed_topic_regex"
-        subscribed_topic_regex_n = buf[pos]  # the length + 1
-        if subscribed_topic_regex_n == 1:  # the empty string
-            value.subscribed_topic_regex = ""
-            pos += 1
-        elif subscribed_topic_regex_n == 0:  # null
-            value.subscribed_topic_regex = None
-            pos += 1
-        else:
-            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
-            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                value.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                pos = subscribed_topic_regex_end
-            else:
-                value.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+        value.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
         (value.rebalance_timeout_ms,) = _unpack_ConsumerGroupMemberMetadataValue_rebalance_timeout_ms(buf, pos)
         pos += 4
         field = "server_assignor"
-        server_assignor_n = buf[pos]  # the length + 1
-        if server_assignor_n == 1:  # the empty string
-            value.server_assignor = ""
-            pos += 1
-        elif server_assignor_n == 0:  # null
-            value.server_assignor = None
-            pos += 1
-        else:
-            server_assignor_end = pos + server_assignor_n
-            if 0 < server_assignor_n < 0x80 and server_assignor_end <= size:  # the usual case: a short string
-                value.server_assignor = buf[pos + 1:server_assignor_end].decode()
-                pos = server_assignor_end
-            else:
-                value.server_assignor, pos = _w.read_compact_string(buf, pos)
+        value.server_assignor, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -578,31 +444,15 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
         field = "client_id"
         if value.client_id is None:
             raise EncodeError("field client_id is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        client_id_utf8 = value.client_id.encode()
-        if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_id_utf8) + 1)
-            out += client_id_utf8
-        else:
-            _w.write_compact_string(out, value.client_id)
+        _w.write_compact_string(out, value.client_id)
         field = "client_host"
         if value.client_host is None:
             raise EncodeError("field client_host is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        client_host_utf8 = value.client_host.encode()
-        if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_host_utf8) + 1)
-            out += client_host_utf8
-        else:
-            _w.write_compact_string(out, value.client_host)
+        _w.write_compact_string(out, value.client_host)
         field = "subscribed_topic_names"
         subscribed_topic_names_items = value.subscribed_topic_names
         if subscribed_topic_names_items is None:
                 raise EncodeError("field subscribed_topic_names is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(subscribed_topic_names_items) + 1)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
         else:
             _w.write_count(out, len(subscribed_topic_names_items), True)
             for subscribed_topic_names_item in subscribed_topic_names_items:

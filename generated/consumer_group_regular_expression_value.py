@@ -95,28 +95,20 @@ def _read_ConsumerGroupRegularExpressionValue_v0(buf: bytes, pos: int) -> tuple[
     value = blank_instance(ConsumerGroupRegularExpressionValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[str] = []
-                for index in range(topics_n):
-                    topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                    topics_items.append(topics_item)
-                value.topics = topics_items
+            topics_items: list[str] = []
+            for index in range(topics_n):
+                topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                topics_items.append(topics_item)
+            value.topics = topics_items
         field = "version, timestamp"
         value.version, value.timestamp = _unpack_ConsumerGroupRegularExpressionValue_version_timestamp(buf, pos)
         pos += 16
@@ -138,12 +130,6 @@ def _write_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExp
         topics_items = value.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ConsumerGroupRegularExpressionValue version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_compact_string(out, topics_item)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

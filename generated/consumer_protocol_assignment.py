@@ -198,24 +198,9 @@ def _read_ConsumerProtocolAssignment_v0_3(buf: bytes, pos: int) -> tuple[Consume
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assigned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for assigned_partitions_index in range(assigned_partitions_n):
-                try:
-                    assigned_partitions_item = blank_instance(TopicPartition)
-                    field = "topic"
-                    assigned_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    assigned_partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assigned_partitions[]", assigned_partitions_index
-                    raise failure from None
+            for index in range(assigned_partitions_n):
+                assigned_partitions_item, pos = _read_TopicPartition_v0_3(buf, pos)
                 assigned_partitions_items.append(assigned_partitions_item)
-            field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
             assignment.assigned_partitions = assigned_partitions_items
         field = "user_data"
         assignment.user_data, pos = _w.read_bytes(buf, pos)

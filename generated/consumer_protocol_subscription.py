@@ -305,24 +305,9 @@ def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[Consume
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for owned_partitions_index in range(owned_partitions_n):
-                try:
-                    owned_partitions_item = blank_instance(TopicPartition)
-                    field = "topic"
-                    owned_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        owned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    owned_partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "owned_partitions[]", owned_partitions_index
-                    raise failure from None
+            for index in range(owned_partitions_n):
+                owned_partitions_item, pos = _read_TopicPartition_v1_3(buf, pos)
                 owned_partitions_items.append(owned_partitions_item)
-            field, index = "owned_partitions[]", owned_partitions_index  # as the last call would have left them
             subscription.owned_partitions = owned_partitions_items
         subscription.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -411,24 +396,9 @@ def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[Consume
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for owned_partitions_index in range(owned_partitions_n):
-                try:
-                    owned_partitions_item = blank_instance(TopicPartition)
-                    field = "topic"
-                    owned_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        owned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    owned_partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "owned_partitions[]", owned_partitions_index
-                    raise failure from None
+            for index in range(owned_partitions_n):
+                owned_partitions_item, pos = _read_TopicPartition_v1_3(buf, pos)
                 owned_partitions_items.append(owned_partitions_item)
-            field, index = "owned_partitions[]", owned_partitions_index  # as the last call would have left them
             subscription.owned_partitions = owned_partitions_items
         field = "generation_id"
         (subscription.generation_id,) = _unpack_ConsumerProtocolSubscription_generation_id(buf, pos)
@@ -521,24 +491,9 @@ def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[Consume
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for owned_partitions_index in range(owned_partitions_n):
-                try:
-                    owned_partitions_item = blank_instance(TopicPartition)
-                    field = "topic"
-                    owned_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        owned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    owned_partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "owned_partitions[]", owned_partitions_index
-                    raise failure from None
+            for index in range(owned_partitions_n):
+                owned_partitions_item, pos = _read_TopicPartition_v1_3(buf, pos)
                 owned_partitions_items.append(owned_partitions_item)
-            field, index = "owned_partitions[]", owned_partitions_index  # as the last call would have left them
             subscription.owned_partitions = owned_partitions_items
         field = "generation_id"
         (subscription.generation_id,) = _unpack_ConsumerProtocolSubscription_generation_id(buf, pos)

@@ -181,20 +181,9 @@ def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartitio
     partition = blank_instance(RemainingPartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            partition.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                partition.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                partition.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        partition.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index"
         (partition.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
         pos += 4
@@ -215,12 +204,7 @@ def _write_RemainingPartition_v3(partition: RemainingPartition, out: bytearray) 
         field = "topic_name"
         if partition.topic_name is None:
             raise EncodeError("field topic_name is null, which RemainingPartition version 3 does not allow (never nullable)")
-        topic_name_utf8 = partition.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, partition.topic_name)
+        _w.write_compact_string(out, partition.topic_name)
         field = "partition_index"
         out += _pack_RemainingPartition_partition_index(partition.partition_index)
         field = "(tagged fields)"
@@ -261,21 +245,9 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
-            for remaining_partitions_index in range(remaining_partitions_n):
-                try:
-                    remaining_partitions_item = blank_instance(RemainingPartition)
-                    field = "topic_name"
-                    remaining_partitions_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index"
-                    (remaining_partitions_item.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
-                    pos += 4
-                    remaining_partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "remaining_partitions[]", remaining_partitions_index
-                    raise failure from None
+            for index in range(remaining_partitions_n):
+                remaining_partitions_item, pos = _read_RemainingPartition_v0_2(buf, pos)
                 remaining_partitions_items.append(remaining_partitions_item)
-            field, index = "remaining_partitions[]", remaining_partitions_index  # as the last call would have left them
             response.remaining_partitions = remaining_partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -320,58 +292,23 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
     response = blank_instance(ControlledShutdownResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_ControlledShutdownResponse_error_code(buf, pos)
         pos += 2
         field = "remaining_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        remaining_partitions_n = buf[pos] - 1
-        if remaining_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        remaining_partitions_n, pos = _w.read_count(buf, pos, True)
+        if remaining_partitions_n < 0:
+            raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
+        elif remaining_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if remaining_partitions_n < 0x7F and remaining_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                remaining_partitions_n, pos = _w.read_count(buf, pos, True)
-            if remaining_partitions_n < 0:
-                raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
-            elif remaining_partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
-                for remaining_partitions_index in range(remaining_partitions_n):
-                    try:
-                        remaining_partitions_item = blank_instance(RemainingPartition)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            remaining_partitions_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                remaining_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                remaining_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_index"
-                        (remaining_partitions_item.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            remaining_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            remaining_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "remaining_partitions[]", remaining_partitions_index
-                        raise failure from None
-                    remaining_partitions_items.append(remaining_partitions_item)
-                field, index = "remaining_partitions[]", remaining_partitions_index  # as the last call would have left them
-                response.remaining_partitions = remaining_partitions_items
+            remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
+            for index in range(remaining_partitions_n):
+                remaining_partitions_item, pos = _read_RemainingPartition_v3(buf, pos)
+                remaining_partitions_items.append(remaining_partitions_item)
+            response.remaining_partitions = remaining_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -392,10 +329,6 @@ def _write_ControlledShutdownResponse_v3(response: ControlledShutdownResponse, o
         remaining_partitions_items = response.remaining_partitions
         if remaining_partitions_items is None:
                 raise EncodeError("field remaining_partitions is null, which ControlledShutdownResponse version 3 does not allow (never nullable)")
-        elif len(remaining_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(remaining_partitions_items) + 1)
-            for remaining_partitions_item in remaining_partitions_items:
-                _write_RemainingPartition_v3(remaining_partitions_item, out)
         else:
             _w.write_count(out, len(remaining_partitions_items), True)
             for remaining_partitions_item in remaining_partitions_items:

@@ -245,32 +245,11 @@ def _read_Listener_v0(buf: bytes, pos: int) -> tuple[Listener, int]:
     listener = blank_instance(Listener)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            listener.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                listener.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                listener.name, pos = _w.read_compact_string_nn(buf, pos)
+        listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            listener.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                listener.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                listener.host, pos = _w.read_compact_string_nn(buf, pos)
+        listener.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, security_protocol"
         listener.port, listener.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
         pos += 4
@@ -291,21 +270,11 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
         field = "name"
         if listener.name is None:
             raise EncodeError("field name is null, which Listener version 0 does not allow (never nullable)")
-        name_utf8 = listener.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, listener.name)
         field = "host"
         if listener.host is None:
             raise EncodeError("field host is null, which Listener version 0 does not allow (never nullable)")
-        host_utf8 = listener.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, listener.host)
         field = "port, security_protocol"
         out += _pack_Listener_port_security_protocol(listener.port, listener.security_protocol)
         field = "(tagged fields)"
@@ -334,20 +303,9 @@ def _read_Feature_v0(buf: bytes, pos: int) -> tuple[Feature, int]:
     feature = blank_instance(Feature)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            feature.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                feature.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                feature.name, pos = _w.read_compact_string_nn(buf, pos)
+        feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
@@ -368,12 +326,7 @@ def _write_Feature_v0(feature: Feature, out: bytearray) -> None:
         field = "name"
         if feature.name is None:
             raise EncodeError("field name is null, which Feature version 0 does not allow (never nullable)")
-        name_utf8 = feature.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, feature.name)
+        _w.write_compact_string(out, feature.name)
         field = "min_supported_version, max_supported_version"
         out += _pack_Feature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
@@ -401,7 +354,6 @@ def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Contro
     request = blank_instance(ControllerRegistrationRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id"
         (request.controller_id,) = _unpack_ControllerRegistrationRequest_controller_id(buf, pos)
@@ -413,110 +365,30 @@ def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Contro
         pos += 1
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        listeners_n = buf[pos] - 1
-        if listeners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
+            raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                listeners_n, pos = _w.read_count(buf, pos, True)
-            if listeners_n < 0:
-                raise DecodeError("non-nullable field listeners was null", offset=pos)
-            elif listeners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                listeners_items: KeyedList[Listener] = KeyedList()
-                for listeners_index in range(listeners_n):
-                    try:
-                        listeners_item = blank_instance(Listener)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            listeners_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            listeners_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port, security_protocol"
-                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            listeners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "listeners[]", listeners_index
-                        raise failure from None
-                    listeners_items.append(listeners_item)
-                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                request.listeners = listeners_items
+            listeners_items: KeyedList[Listener] = KeyedList()
+            for index in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0(buf, pos)
+                listeners_items.append(listeners_item)
+            request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
-        features_n = buf[pos] - 1
-        if features_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
+            raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                features_n, pos = _w.read_count(buf, pos, True)
-            if features_n < 0:
-                raise DecodeError("non-nullable field features was null", offset=pos)
-            elif features_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                features_items: KeyedList[Feature] = KeyedList()
-                for features_index in range(features_n):
-                    try:
-                        features_item = blank_instance(Feature)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            features_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                features_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "min_supported_version, max_supported_version"
-                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            features_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "features[]", features_index
-                        raise failure from None
-                    features_items.append(features_item)
-                field, index = "features[]", features_index  # as the last call would have left them
-                request.features = features_items
+            features_items: KeyedList[Feature] = KeyedList()
+            for index in range(features_n):
+                features_item, pos = _read_Feature_v0(buf, pos)
+                features_items.append(features_item)
+            request.features = features_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -541,10 +413,6 @@ def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationReque
         listeners_items = request.listeners
         if listeners_items is None:
                 raise EncodeError("field listeners is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
-        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(listeners_items) + 1)
-            for listeners_item in listeners_items:
-                _write_Listener_v0(listeners_item, out)
         else:
             _w.write_count(out, len(listeners_items), True)
             for listeners_item in listeners_items:
@@ -553,10 +421,6 @@ def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationReque
         features_items = request.features
         if features_items is None:
                 raise EncodeError("field features is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
-        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_Feature_v0(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
             for features_item in features_items:

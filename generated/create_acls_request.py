@@ -298,50 +298,19 @@ def _read_AclCreation_v2_3(buf: bytes, pos: int) -> tuple[AclCreation, int]:
     creation = blank_instance(AclCreation)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resource_type"
         (creation.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_n = buf[pos]  # the length + 1
-        if resource_name_n == 1:  # the empty string
-            creation.resource_name = ""
-            pos += 1
-        else:
-            resource_name_end = pos + resource_name_n
-            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                creation.resource_name = buf[pos + 1:resource_name_end].decode()
-                pos = resource_name_end
-            else:
-                creation.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+        creation.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "resource_pattern_type"
         (creation.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
         pos += 1
         field = "principal"
-        principal_n = buf[pos]  # the length + 1
-        if principal_n == 1:  # the empty string
-            creation.principal = ""
-            pos += 1
-        else:
-            principal_end = pos + principal_n
-            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
-                creation.principal = buf[pos + 1:principal_end].decode()
-                pos = principal_end
-            else:
-                creation.principal, pos = _w.read_compact_string_nn(buf, pos)
+        creation.principal, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            creation.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                creation.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                creation.host, pos = _w.read_compact_string_nn(buf, pos)
+        creation.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "operation, permission_type"
         creation.operation, creation.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
         pos += 2
@@ -364,32 +333,17 @@ def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray) -> None:
         field = "resource_name"
         if creation.resource_name is None:
             raise EncodeError("field resource_name is null, which AclCreation versions 2-3 do not allow (never nullable)")
-        resource_name_utf8 = creation.resource_name.encode()
-        if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(resource_name_utf8) + 1)
-            out += resource_name_utf8
-        else:
-            _w.write_compact_string(out, creation.resource_name)
+        _w.write_compact_string(out, creation.resource_name)
         field = "resource_pattern_type"
         out += _pack_AclCreation_resource_pattern_type(creation.resource_pattern_type)
         field = "principal"
         if creation.principal is None:
             raise EncodeError("field principal is null, which AclCreation versions 2-3 do not allow (never nullable)")
-        principal_utf8 = creation.principal.encode()
-        if len(principal_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_utf8) + 1)
-            out += principal_utf8
-        else:
-            _w.write_compact_string(out, creation.principal)
+        _w.write_compact_string(out, creation.principal)
         field = "host"
         if creation.host is None:
             raise EncodeError("field host is null, which AclCreation versions 2-3 do not allow (never nullable)")
-        host_utf8 = creation.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, creation.host)
+        _w.write_compact_string(out, creation.host)
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
         field = "(tagged fields)"
@@ -429,29 +383,9 @@ def _read_CreateAclsRequest_v0(buf: bytes, pos: int) -> tuple[CreateAclsRequest,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             creations_items: list[AclCreation] = []
-            for creations_index in range(creations_n):
-                try:
-                    creations_item = blank_instance(AclCreation)
-                    creations_item.resource_pattern_type = 3
-                    field = "resource_type"
-                    (creations_item.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    creations_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "principal"
-                    creations_item.principal, pos = _w.read_string_nn(buf, pos)
-                    field = "host"
-                    creations_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "operation, permission_type"
-                    creations_item.operation, creations_item.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
-                    pos += 2
-                    creations_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "creations[]", creations_index
-                    raise failure from None
+            for index in range(creations_n):
+                creations_item, pos = _read_AclCreation_v0(buf, pos)
                 creations_items.append(creations_item)
-            field, index = "creations[]", creations_index  # as the last call would have left them
             request.creations = creations_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -504,31 +438,9 @@ def _read_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             creations_items: list[AclCreation] = []
-            for creations_index in range(creations_n):
-                try:
-                    creations_item = blank_instance(AclCreation)
-                    field = "resource_type"
-                    (creations_item.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    creations_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "resource_pattern_type"
-                    (creations_item.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
-                    pos += 1
-                    field = "principal"
-                    creations_item.principal, pos = _w.read_string_nn(buf, pos)
-                    field = "host"
-                    creations_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "operation, permission_type"
-                    creations_item.operation, creations_item.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
-                    pos += 2
-                    creations_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "creations[]", creations_index
-                    raise failure from None
+            for index in range(creations_n):
+                creations_item, pos = _read_AclCreation_v1(buf, pos)
                 creations_items.append(creations_item)
-            field, index = "creations[]", creations_index  # as the last call would have left them
             request.creations = creations_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -571,85 +483,20 @@ def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsReques
     request = blank_instance(CreateAclsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "creations[]"
         index = -1  # no element yet: an error in the count names the array itself
-        creations_n = buf[pos] - 1
-        if creations_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        creations_n, pos = _w.read_count(buf, pos, True)
+        if creations_n < 0:
+            raise DecodeError("non-nullable field creations was null", offset=pos)
+        elif creations_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if creations_n < 0x7F and creations_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                creations_n, pos = _w.read_count(buf, pos, True)
-            if creations_n < 0:
-                raise DecodeError("non-nullable field creations was null", offset=pos)
-            elif creations_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                creations_items: list[AclCreation] = []
-                for creations_index in range(creations_n):
-                    try:
-                        creations_item = blank_instance(AclCreation)
-                        field = "resource_type"
-                        (creations_item.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
-                        pos += 1
-                        field = "resource_name"
-                        resource_name_n = buf[pos]  # the length + 1
-                        if resource_name_n == 1:  # the empty string
-                            creations_item.resource_name = ""
-                            pos += 1
-                        else:
-                            resource_name_end = pos + resource_name_n
-                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                creations_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                pos = resource_name_end
-                            else:
-                                creations_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "resource_pattern_type"
-                        (creations_item.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
-                        pos += 1
-                        field = "principal"
-                        principal_n = buf[pos]  # the length + 1
-                        if principal_n == 1:  # the empty string
-                            creations_item.principal = ""
-                            pos += 1
-                        else:
-                            principal_end = pos + principal_n
-                            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
-                                creations_item.principal = buf[pos + 1:principal_end].decode()
-                                pos = principal_end
-                            else:
-                                creations_item.principal, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            creations_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                creations_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                creations_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "operation, permission_type"
-                        creations_item.operation, creations_item.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            creations_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            creations_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "creations[]", creations_index
-                        raise failure from None
-                    creations_items.append(creations_item)
-                field, index = "creations[]", creations_index  # as the last call would have left them
-                request.creations = creations_items
+            creations_items: list[AclCreation] = []
+            for index in range(creations_n):
+                creations_item, pos = _read_AclCreation_v2_3(buf, pos)
+                creations_items.append(creations_item)
+            request.creations = creations_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -668,10 +515,6 @@ def _write_CreateAclsRequest_v2_3(request: CreateAclsRequest, out: bytearray) ->
         creations_items = request.creations
         if creations_items is None:
                 raise EncodeError("field creations is null, which CreateAclsRequest versions 2-3 do not allow (never nullable)")
-        elif len(creations_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(creations_items) + 1)
-            for creations_item in creations_items:
-                _write_AclCreation_v2_3(creations_item, out)
         else:
             _w.write_count(out, len(creations_items), True)
             for creations_item in creations_items:

@@ -178,26 +178,12 @@ def _read_AclCreationResult_v2_3(buf: bytes, pos: int) -> tuple[AclCreationResul
     result = blank_instance(AclCreationResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (result.error_code,) = _unpack_AclCreationResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -254,21 +240,9 @@ def _read_CreateAclsResponse_v0_1(buf: bytes, pos: int) -> tuple[CreateAclsRespo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[AclCreationResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(AclCreationResult)
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_AclCreationResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    results_item.error_message, pos = _w.read_string(buf, pos)
-                    results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
+            for index in range(results_n):
+                results_item, pos = _read_AclCreationResult_v0_1(buf, pos)
                 results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -313,61 +287,23 @@ def _read_CreateAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsRespo
     response = blank_instance(CreateAclsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_CreateAclsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: list[AclCreationResult] = []
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(AclCreationResult)
-                        field = "error_code"
-                        (results_item.error_code,) = _unpack_AclCreationResult_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            results_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            results_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                results_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                results_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: list[AclCreationResult] = []
+            for index in range(results_n):
+                results_item, pos = _read_AclCreationResult_v2_3(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -388,10 +324,6 @@ def _write_CreateAclsResponse_v2_3(response: CreateAclsResponse, out: bytearray)
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which CreateAclsResponse versions 2-3 do not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_AclCreationResult_v2_3(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:

@@ -198,32 +198,11 @@ def _read_CreatableRenewers_v2_3(buf: bytes, pos: int) -> tuple[CreatableRenewer
     renewers = blank_instance(CreatableRenewers)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "principal_type"
-        principal_type_n = buf[pos]  # the length + 1
-        if principal_type_n == 1:  # the empty string
-            renewers.principal_type = ""
-            pos += 1
-        else:
-            principal_type_end = pos + principal_type_n
-            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                renewers.principal_type = buf[pos + 1:principal_type_end].decode()
-                pos = principal_type_end
-            else:
-                renewers.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+        renewers.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_n = buf[pos]  # the length + 1
-        if principal_name_n == 1:  # the empty string
-            renewers.principal_name = ""
-            pos += 1
-        else:
-            principal_name_end = pos + principal_name_n
-            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                renewers.principal_name = buf[pos + 1:principal_name_end].decode()
-                pos = principal_name_end
-            else:
-                renewers.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        renewers.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -241,21 +220,11 @@ def _write_CreatableRenewers_v2_3(renewers: CreatableRenewers, out: bytearray) -
         field = "principal_type"
         if renewers.principal_type is None:
             raise EncodeError("field principal_type is null, which CreatableRenewers versions 2-3 do not allow (never nullable)")
-        principal_type_utf8 = renewers.principal_type.encode()
-        if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_type_utf8) + 1)
-            out += principal_type_utf8
-        else:
-            _w.write_compact_string(out, renewers.principal_type)
+        _w.write_compact_string(out, renewers.principal_type)
         field = "principal_name"
         if renewers.principal_name is None:
             raise EncodeError("field principal_name is null, which CreatableRenewers versions 2-3 do not allow (never nullable)")
-        principal_name_utf8 = renewers.principal_name.encode()
-        if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_name_utf8) + 1)
-            out += principal_name_utf8
-        else:
-            _w.write_compact_string(out, renewers.principal_name)
+        _w.write_compact_string(out, renewers.principal_name)
         field = "(tagged fields)"
         if renewers.unknown_tagged_fields:
             _w.write_tagged(out, [], renewers.unknown_tagged_fields)
@@ -294,20 +263,9 @@ def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Creat
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             renewers_items: list[CreatableRenewers] = []
-            for renewers_index in range(renewers_n):
-                try:
-                    renewers_item = blank_instance(CreatableRenewers)
-                    field = "principal_type"
-                    renewers_item.principal_type, pos = _w.read_string_nn(buf, pos)
-                    field = "principal_name"
-                    renewers_item.principal_name, pos = _w.read_string_nn(buf, pos)
-                    renewers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "renewers[]", renewers_index
-                    raise failure from None
+            for index in range(renewers_n):
+                renewers_item, pos = _read_CreatableRenewers_v0_1(buf, pos)
                 renewers_items.append(renewers_item)
-            field, index = "renewers[]", renewers_index  # as the last call would have left them
             request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
@@ -361,64 +319,20 @@ def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateD
     request.owner_principal_name = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        renewers_n = buf[pos] - 1
-        if renewers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        renewers_n, pos = _w.read_count(buf, pos, True)
+        if renewers_n < 0:
+            raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                renewers_n, pos = _w.read_count(buf, pos, True)
-            if renewers_n < 0:
-                raise DecodeError("non-nullable field renewers was null", offset=pos)
-            elif renewers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                renewers_items: list[CreatableRenewers] = []
-                for renewers_index in range(renewers_n):
-                    try:
-                        renewers_item = blank_instance(CreatableRenewers)
-                        field = "principal_type"
-                        principal_type_n = buf[pos]  # the length + 1
-                        if principal_type_n == 1:  # the empty string
-                            renewers_item.principal_type = ""
-                            pos += 1
-                        else:
-                            principal_type_end = pos + principal_type_n
-                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                pos = principal_type_end
-                            else:
-                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "principal_name"
-                        principal_name_n = buf[pos]  # the length + 1
-                        if principal_name_n == 1:  # the empty string
-                            renewers_item.principal_name = ""
-                            pos += 1
-                        else:
-                            principal_name_end = pos + principal_name_n
-                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                pos = principal_name_end
-                            else:
-                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            renewers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "renewers[]", renewers_index
-                        raise failure from None
-                    renewers_items.append(renewers_item)
-                field, index = "renewers[]", renewers_index  # as the last call would have left them
-                request.renewers = renewers_items
+            renewers_items: list[CreatableRenewers] = []
+            for index in range(renewers_n):
+                renewers_item, pos = _read_CreatableRenewers_v2_3(buf, pos)
+                renewers_items.append(renewers_item)
+            request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
         pos += 8
@@ -444,10 +358,6 @@ def _write_CreateDelegationTokenRequest_v2(request: CreateDelegationTokenRequest
         renewers_items = request.renewers
         if renewers_items is None:
                 raise EncodeError("field renewers is null, which CreateDelegationTokenRequest version 2 does not allow (never nullable)")
-        elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(renewers_items) + 1)
-            for renewers_item in renewers_items:
-                _write_CreatableRenewers_v2_3(renewers_item, out)
         else:
             _w.write_count(out, len(renewers_items), True)
             for renewers_item in renewers_items:
@@ -485,94 +395,24 @@ def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateD
     request = blank_instance(CreateDelegationTokenRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "owner_principal_type"
-        owner_principal_type_n = buf[pos]  # the length + 1
-        if owner_principal_type_n == 1:  # the empty string
-            request.owner_principal_type = ""
-            pos += 1
-        elif owner_principal_type_n == 0:  # null
-            request.owner_principal_type = None
-            pos += 1
-        else:
-            owner_principal_type_end = pos + owner_principal_type_n
-            if 0 < owner_principal_type_n < 0x80 and owner_principal_type_end <= size:  # the usual case: a short string
-                request.owner_principal_type = buf[pos + 1:owner_principal_type_end].decode()
-                pos = owner_principal_type_end
-            else:
-                request.owner_principal_type, pos = _w.read_compact_string(buf, pos)
+        request.owner_principal_type, pos = _w.read_compact_string(buf, pos)
         field = "owner_principal_name"
-        owner_principal_name_n = buf[pos]  # the length + 1
-        if owner_principal_name_n == 1:  # the empty string
-            request.owner_principal_name = ""
-            pos += 1
-        elif owner_principal_name_n == 0:  # null
-            request.owner_principal_name = None
-            pos += 1
-        else:
-            owner_principal_name_end = pos + owner_principal_name_n
-            if 0 < owner_principal_name_n < 0x80 and owner_principal_name_end <= size:  # the usual case: a short string
-                request.owner_principal_name = buf[pos + 1:owner_principal_name_end].decode()
-                pos = owner_principal_name_end
-            else:
-                request.owner_principal_name, pos = _w.read_compact_string(buf, pos)
+        request.owner_principal_name, pos = _w.read_compact_string(buf, pos)
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        renewers_n = buf[pos] - 1
-        if renewers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        renewers_n, pos = _w.read_count(buf, pos, True)
+        if renewers_n < 0:
+            raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                renewers_n, pos = _w.read_count(buf, pos, True)
-            if renewers_n < 0:
-                raise DecodeError("non-nullable field renewers was null", offset=pos)
-            elif renewers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                renewers_items: list[CreatableRenewers] = []
-                for renewers_index in range(renewers_n):
-                    try:
-                        renewers_item = blank_instance(CreatableRenewers)
-                        field = "principal_type"
-                        principal_type_n = buf[pos]  # the length + 1
-                        if principal_type_n == 1:  # the empty string
-                            renewers_item.principal_type = ""
-                            pos += 1
-                        else:
-                            principal_type_end = pos + principal_type_n
-                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                pos = principal_type_end
-                            else:
-                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "principal_name"
-                        principal_name_n = buf[pos]  # the length + 1
-                        if principal_name_n == 1:  # the empty string
-                            renewers_item.principal_name = ""
-                            pos += 1
-                        else:
-                            principal_name_end = pos + principal_name_n
-                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                pos = principal_name_end
-                            else:
-                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            renewers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "renewers[]", renewers_index
-                        raise failure from None
-                    renewers_items.append(renewers_item)
-                field, index = "renewers[]", renewers_index  # as the last call would have left them
-                request.renewers = renewers_items
+            renewers_items: list[CreatableRenewers] = []
+            for index in range(renewers_n):
+                renewers_item, pos = _read_CreatableRenewers_v2_3(buf, pos)
+                renewers_items.append(renewers_item)
+            request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
         pos += 8
@@ -598,10 +438,6 @@ def _write_CreateDelegationTokenRequest_v3(request: CreateDelegationTokenRequest
         renewers_items = request.renewers
         if renewers_items is None:
                 raise EncodeError("field renewers is null, which CreateDelegationTokenRequest version 3 does not allow (never nullable)")
-        elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(renewers_items) + 1)
-            for renewers_item in renewers_items:
-                _write_CreatableRenewers_v2_3(renewers_item, out)
         else:
             _w.write_count(out, len(renewers_items), True)
             for renewers_item in renewers_items:

@@ -234,50 +234,19 @@ def _read_CreateDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Create
     response.token_requester_principal_name = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_CreateDelegationTokenResponse_error_code(buf, pos)
         pos += 2
         field = "principal_type"
-        principal_type_n = buf[pos]  # the length + 1
-        if principal_type_n == 1:  # the empty string
-            response.principal_type = ""
-            pos += 1
-        else:
-            principal_type_end = pos + principal_type_n
-            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                response.principal_type = buf[pos + 1:principal_type_end].decode()
-                pos = principal_type_end
-            else:
-                response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+        response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_n = buf[pos]  # the length + 1
-        if principal_name_n == 1:  # the empty string
-            response.principal_name = ""
-            pos += 1
-        else:
-            principal_name_end = pos + principal_name_n
-            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                response.principal_name = buf[pos + 1:principal_name_end].decode()
-                pos = principal_name_end
-            else:
-                response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms = _unpack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_n = buf[pos]  # the length + 1
-        if token_id_n == 1:  # the empty string
-            response.token_id = ""
-            pos += 1
-        else:
-            token_id_end = pos + token_id_n
-            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
-                response.token_id = buf[pos + 1:token_id_end].decode()
-                pos = token_id_end
-            else:
-                response.token_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         response.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "throttle_time_ms"
@@ -306,32 +275,17 @@ def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespo
         field = "principal_type"
         if response.principal_type is None:
             raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        principal_type_utf8 = response.principal_type.encode()
-        if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_type_utf8) + 1)
-            out += principal_type_utf8
-        else:
-            _w.write_compact_string(out, response.principal_type)
+        _w.write_compact_string(out, response.principal_type)
         field = "principal_name"
         if response.principal_name is None:
             raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        principal_name_utf8 = response.principal_name.encode()
-        if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_name_utf8) + 1)
-            out += principal_name_utf8
-        else:
-            _w.write_compact_string(out, response.principal_name)
+        _w.write_compact_string(out, response.principal_name)
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
         if response.token_id is None:
             raise EncodeError("field token_id is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        token_id_utf8 = response.token_id.encode()
-        if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(token_id_utf8) + 1)
-            out += token_id_utf8
-        else:
-            _w.write_compact_string(out, response.token_id)
+        _w.write_compact_string(out, response.token_id)
         field = "hmac"
         if response.hmac is None:
             raise EncodeError("field hmac is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
@@ -366,74 +320,23 @@ def _read_CreateDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Create
     response = blank_instance(CreateDelegationTokenResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_CreateDelegationTokenResponse_error_code(buf, pos)
         pos += 2
         field = "principal_type"
-        principal_type_n = buf[pos]  # the length + 1
-        if principal_type_n == 1:  # the empty string
-            response.principal_type = ""
-            pos += 1
-        else:
-            principal_type_end = pos + principal_type_n
-            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                response.principal_type = buf[pos + 1:principal_type_end].decode()
-                pos = principal_type_end
-            else:
-                response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+        response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_n = buf[pos]  # the length + 1
-        if principal_name_n == 1:  # the empty string
-            response.principal_name = ""
-            pos += 1
-        else:
-            principal_name_end = pos + principal_name_n
-            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                response.principal_name = buf[pos + 1:principal_name_end].decode()
-                pos = principal_name_end
-            else:
-                response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_type"
-        token_requester_principal_type_n = buf[pos]  # the length + 1
-        if token_requester_principal_type_n == 1:  # the empty string
-            response.token_requester_principal_type = ""
-            pos += 1
-        else:
-            token_requester_principal_type_end = pos + token_requester_principal_type_n
-            if 0 < token_requester_principal_type_n < 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
-                response.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
-                pos = token_requester_principal_type_end
-            else:
-                response.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+        response.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_name"
-        token_requester_principal_name_n = buf[pos]  # the length + 1
-        if token_requester_principal_name_n == 1:  # the empty string
-            response.token_requester_principal_name = ""
-            pos += 1
-        else:
-            token_requester_principal_name_end = pos + token_requester_principal_name_n
-            if 0 < token_requester_principal_name_n < 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
-                response.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
-                pos = token_requester_principal_name_end
-            else:
-                response.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        response.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms = _unpack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_n = buf[pos]  # the length + 1
-        if token_id_n == 1:  # the empty string
-            response.token_id = ""
-            pos += 1
-        else:
-            token_id_end = pos + token_id_n
-            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
-                response.token_id = buf[pos + 1:token_id_end].decode()
-                pos = token_id_end
-            else:
-                response.token_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         response.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "throttle_time_ms"
@@ -458,50 +361,25 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
         field = "principal_type"
         if response.principal_type is None:
             raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        principal_type_utf8 = response.principal_type.encode()
-        if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_type_utf8) + 1)
-            out += principal_type_utf8
-        else:
-            _w.write_compact_string(out, response.principal_type)
+        _w.write_compact_string(out, response.principal_type)
         field = "principal_name"
         if response.principal_name is None:
             raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        principal_name_utf8 = response.principal_name.encode()
-        if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_name_utf8) + 1)
-            out += principal_name_utf8
-        else:
-            _w.write_compact_string(out, response.principal_name)
+        _w.write_compact_string(out, response.principal_name)
         field = "token_requester_principal_type"
         if response.token_requester_principal_type is None:
             raise EncodeError("field token_requester_principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        token_requester_principal_type_utf8 = response.token_requester_principal_type.encode()
-        if len(token_requester_principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(token_requester_principal_type_utf8) + 1)
-            out += token_requester_principal_type_utf8
-        else:
-            _w.write_compact_string(out, response.token_requester_principal_type)
+        _w.write_compact_string(out, response.token_requester_principal_type)
         field = "token_requester_principal_name"
         if response.token_requester_principal_name is None:
             raise EncodeError("field token_requester_principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        token_requester_principal_name_utf8 = response.token_requester_principal_name.encode()
-        if len(token_requester_principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(token_requester_principal_name_utf8) + 1)
-            out += token_requester_principal_name_utf8
-        else:
-            _w.write_compact_string(out, response.token_requester_principal_name)
+        _w.write_compact_string(out, response.token_requester_principal_name)
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
         if response.token_id is None:
             raise EncodeError("field token_id is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        token_id_utf8 = response.token_id.encode()
-        if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(token_id_utf8) + 1)
-            out += token_id_utf8
-        else:
-            _w.write_compact_string(out, response.token_id)
+        _w.write_compact_string(out, response.token_id)
         field = "hmac"
         if response.hmac is None:
             raise EncodeError("field hmac is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")

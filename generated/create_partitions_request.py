@@ -23,8 +23,6 @@ _unpack_CreatePartitionsTopic_count = struct.Struct(">i").unpack_from
 _pack_CreatePartitionsTopic_count = struct.Struct(">i").pack
 _unpack_CreatePartitionsRequest_timeout_ms_validate_only = struct.Struct(">i?").unpack_from
 _pack_CreatePartitionsRequest_timeout_ms_validate_only = struct.Struct(">i?").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class CreatePartitionsAssignment(GeneratedStruct):
@@ -252,23 +250,13 @@ def _read_CreatePartitionsAssignment_v2_3(buf: bytes, pos: int) -> tuple[CreateP
     assignment = blank_instance(CreatePartitionsAssignment)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_ids"
-        broker_ids_n = buf[pos] - 1
-        if broker_ids_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        broker_ids_n, pos = _w.read_count(buf, pos, True)
+        if broker_ids_n < 0:
+            raise DecodeError("non-nullable field broker_ids was null", offset=pos)
         else:
-            broker_ids_end = pos + 1 + broker_ids_n * 4
-            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = broker_ids_end
-            else:
-                broker_ids_n, pos = _w.read_count(buf, pos, True)
-                if broker_ids_n < 0:
-                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                else:
-                    assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+            assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -287,9 +275,6 @@ def _write_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignmen
         broker_ids_items = assignment.broker_ids
         if broker_ids_items is None:
                 raise EncodeError("field broker_ids is null, which CreatePartitionsAssignment versions 2-3 do not allow (never nullable)")
-        elif len(broker_ids_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(broker_ids_items) + 1)
-            out += _pack_int32s[len(broker_ids_items)](*broker_ids_items)
         else:
             _w.write_count(out, len(broker_ids_items), True)
             _w.write_fixed_array(out, broker_ids_items, "i")
@@ -338,22 +323,9 @@ def _read_CreatePartitionsTopic_v0_1(buf: bytes, pos: int) -> tuple[CreatePartit
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: list[CreatePartitionsAssignment] = []
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(CreatePartitionsAssignment)
-                    field = "broker_ids"
-                    broker_ids_n, pos = _w.read_count(buf, pos, False)
-                    if broker_ids_n < 0:
-                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                    else:
-                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                    assignments_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
+            for index in range(assignments_n):
+                assignments_item, pos = _read_CreatePartitionsAssignment_v0_1(buf, pos)
                 assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
             topic.assignments = assignments_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -403,70 +375,25 @@ def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartit
     topic = blank_instance(CreatePartitionsTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "count"
         (topic.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
         pos += 4
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
-        assignments_n = buf[pos] - 1
-        if assignments_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        assignments_n, pos = _w.read_count(buf, pos, True)
+        if assignments_n < 0:
+            topic.assignments = None
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                assignments_n, pos = _w.read_count(buf, pos, True)
-            if assignments_n < 0:
-                topic.assignments = None
-            elif assignments_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                assignments_items: list[CreatePartitionsAssignment] = []
-                for assignments_index in range(assignments_n):
-                    try:
-                        assignments_item = blank_instance(CreatePartitionsAssignment)
-                        field = "broker_ids"
-                        broker_ids_n = buf[pos] - 1
-                        if broker_ids_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            broker_ids_end = pos + 1 + broker_ids_n * 4
-                            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                                assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = broker_ids_end
-                            else:
-                                broker_ids_n, pos = _w.read_count(buf, pos, True)
-                                if broker_ids_n < 0:
-                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                                else:
-                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            assignments_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "assignments[]", assignments_index
-                        raise failure from None
-                    assignments_items.append(assignments_item)
-                field, index = "assignments[]", assignments_index  # as the last call would have left them
-                topic.assignments = assignments_items
+            assignments_items: list[CreatePartitionsAssignment] = []
+            for index in range(assignments_n):
+                assignments_item, pos = _read_CreatePartitionsAssignment_v2_3(buf, pos)
+                assignments_items.append(assignments_item)
+            topic.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -484,22 +411,13 @@ def _write_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic, out: bytearr
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which CreatePartitionsTopic versions 2-3 do not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "count"
         out += _pack_CreatePartitionsTopic_count(topic.count)
         field = "assignments[]"
         assignments_items = topic.assignments
         if assignments_items is None:
             _w.write_count(out, None, True)
-        elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(assignments_items) + 1)
-            for assignments_item in assignments_items:
-                _write_CreatePartitionsAssignment_v2_3(assignments_item, out)
         else:
             _w.write_count(out, len(assignments_items), True)
             for assignments_item in assignments_items:
@@ -546,47 +464,9 @@ def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePart
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatePartitionsTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "count"
-                    (topics_item.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
-                    pos += 4
-                    field = "assignments[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    assignments_n, pos = _w.read_count(buf, pos, False)
-                    if assignments_n < 0:
-                        topics_item.assignments = None
-                    elif assignments_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        assignments_items: list[CreatePartitionsAssignment] = []
-                        for assignments_index in range(assignments_n):
-                            try:
-                                assignments_item = blank_instance(CreatePartitionsAssignment)
-                                field = "broker_ids"
-                                broker_ids_n, pos = _w.read_count(buf, pos, False)
-                                if broker_ids_n < 0:
-                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                                else:
-                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                                assignments_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "assignments[]", assignments_index
-                                raise failure from None
-                            assignments_items.append(assignments_item)
-                        field, index = "assignments[]", assignments_index  # as the last call would have left them
-                        topics_item.assignments = assignments_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatePartitionsTopic_v0_1(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreatePartitionsRequest_timeout_ms_validate_only(buf, pos)
@@ -634,102 +514,20 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
     request = blank_instance(CreatePartitionsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(CreatePartitionsTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "count"
-                        (topics_item.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
-                        pos += 4
-                        field = "assignments[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        assignments_n = buf[pos] - 1
-                        if assignments_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                assignments_n, pos = _w.read_count(buf, pos, True)
-                            if assignments_n < 0:
-                                topics_item.assignments = None
-                            elif assignments_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                assignments_items: list[CreatePartitionsAssignment] = []
-                                for assignments_index in range(assignments_n):
-                                    try:
-                                        assignments_item = blank_instance(CreatePartitionsAssignment)
-                                        field = "broker_ids"
-                                        broker_ids_n = buf[pos] - 1
-                                        if broker_ids_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            broker_ids_end = pos + 1 + broker_ids_n * 4
-                                            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                                                assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = broker_ids_end
-                                            else:
-                                                broker_ids_n, pos = _w.read_count(buf, pos, True)
-                                                if broker_ids_n < 0:
-                                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                                                else:
-                                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            assignments_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "assignments[]", assignments_index
-                                        raise failure from None
-                                    assignments_items.append(assignments_item)
-                                field, index = "assignments[]", assignments_index  # as the last call would have left them
-                                topics_item.assignments = assignments_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatePartitionsTopic_v2_3(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreatePartitionsRequest_timeout_ms_validate_only(buf, pos)
         pos += 5
@@ -751,10 +549,6 @@ def _write_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest, out: b
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which CreatePartitionsRequest versions 2-3 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_CreatePartitionsTopic_v2_3(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

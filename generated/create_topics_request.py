@@ -27,8 +27,6 @@ _unpack_CreateTopicsRequest_timeout_ms = struct.Struct(">i").unpack_from
 _pack_CreateTopicsRequest_timeout_ms = struct.Struct(">i").pack
 _unpack_CreateTopicsRequest_timeout_ms_validate_only = struct.Struct(">i?").unpack_from
 _pack_CreateTopicsRequest_timeout_ms_validate_only = struct.Struct(">i?").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class CreatableReplicaAssignment(GeneratedStruct):
@@ -331,26 +329,16 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
     assignment = blank_instance(CreatableReplicaAssignment)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index"
         (assignment.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
         pos += 4
         field = "broker_ids"
-        broker_ids_n = buf[pos] - 1
-        if broker_ids_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        broker_ids_n, pos = _w.read_count(buf, pos, True)
+        if broker_ids_n < 0:
+            raise DecodeError("non-nullable field broker_ids was null", offset=pos)
         else:
-            broker_ids_end = pos + 1 + broker_ids_n * 4
-            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = broker_ids_end
-            else:
-                broker_ids_n, pos = _w.read_count(buf, pos, True)
-                if broker_ids_n < 0:
-                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                else:
-                    assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+            assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -371,9 +359,6 @@ def _write_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignmen
         broker_ids_items = assignment.broker_ids
         if broker_ids_items is None:
                 raise EncodeError("field broker_ids is null, which CreatableReplicaAssignment versions 5-7 do not allow (never nullable)")
-        elif len(broker_ids_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(broker_ids_items) + 1)
-            out += _pack_int32s[len(broker_ids_items)](*broker_ids_items)
         else:
             _w.write_count(out, len(broker_ids_items), True)
             _w.write_fixed_array(out, broker_ids_items, "i")
@@ -446,35 +431,11 @@ def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopi
     config = blank_instance(CreatableTopicConfig)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            config.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                config.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                config.name, pos = _w.read_compact_string_nn(buf, pos)
+        config.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_n = buf[pos]  # the length + 1
-        if value_n == 1:  # the empty string
-            config.value = ""
-            pos += 1
-        elif value_n == 0:  # null
-            config.value = None
-            pos += 1
-        else:
-            value_end = pos + value_n
-            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                config.value = buf[pos + 1:value_end].decode()
-                pos = value_end
-            else:
-                config.value, pos = _w.read_compact_string(buf, pos)
+        config.value, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -492,12 +453,7 @@ def _write_CreatableTopicConfig_v5_7(config: CreatableTopicConfig, out: bytearra
         field = "name"
         if config.name is None:
             raise EncodeError("field name is null, which CreatableTopicConfig versions 5-7 do not allow (never nullable)")
-        name_utf8 = config.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, config.name)
+        _w.write_compact_string(out, config.name)
         field = "value"
         _w.write_compact_string(out, config.value)
         field = "(tagged fields)"
@@ -541,25 +497,9 @@ def _read_CreatableTopic_v0_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(CreatableReplicaAssignment)
-                    field = "partition_index"
-                    (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
-                    pos += 4
-                    field = "broker_ids"
-                    broker_ids_n, pos = _w.read_count(buf, pos, False)
-                    if broker_ids_n < 0:
-                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                    else:
-                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                    assignments_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
+            for index in range(assignments_n):
+                assignments_item, pos = _read_CreatableReplicaAssignment_v0_4(buf, pos)
                 assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
             topic.assignments = assignments_items
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -570,20 +510,9 @@ def _read_CreatableTopic_v0_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(CreatableTopicConfig)
-                    field = "name"
-                    configs_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "value"
-                    configs_item.value, pos = _w.read_string(buf, pos)
-                    configs_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
+            for index in range(configs_n):
+                configs_item, pos = _read_CreatableTopicConfig_v0_4(buf, pos)
                 configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
             topic.configs = configs_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -648,132 +577,38 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
     topic = blank_instance(CreatableTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "num_partitions, replication_factor"
         topic.num_partitions, topic.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
         pos += 6
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
-        assignments_n = buf[pos] - 1
-        if assignments_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        assignments_n, pos = _w.read_count(buf, pos, True)
+        if assignments_n < 0:
+            raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                assignments_n, pos = _w.read_count(buf, pos, True)
-            if assignments_n < 0:
-                raise DecodeError("non-nullable field assignments was null", offset=pos)
-            elif assignments_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-                for assignments_index in range(assignments_n):
-                    try:
-                        assignments_item = blank_instance(CreatableReplicaAssignment)
-                        field = "partition_index"
-                        (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
-                        pos += 4
-                        field = "broker_ids"
-                        broker_ids_n = buf[pos] - 1
-                        if broker_ids_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            broker_ids_end = pos + 1 + broker_ids_n * 4
-                            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                                assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = broker_ids_end
-                            else:
-                                broker_ids_n, pos = _w.read_count(buf, pos, True)
-                                if broker_ids_n < 0:
-                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                                else:
-                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            assignments_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "assignments[]", assignments_index
-                        raise failure from None
-                    assignments_items.append(assignments_item)
-                field, index = "assignments[]", assignments_index  # as the last call would have left them
-                topic.assignments = assignments_items
+            assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
+            for index in range(assignments_n):
+                assignments_item, pos = _read_CreatableReplicaAssignment_v5_7(buf, pos)
+                assignments_items.append(assignments_item)
+            topic.assignments = assignments_items
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
-        configs_n = buf[pos] - 1
-        if configs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        configs_n, pos = _w.read_count(buf, pos, True)
+        if configs_n < 0:
+            raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                configs_n, pos = _w.read_count(buf, pos, True)
-            if configs_n < 0:
-                raise DecodeError("non-nullable field configs was null", offset=pos)
-            elif configs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-                for configs_index in range(configs_n):
-                    try:
-                        configs_item = blank_instance(CreatableTopicConfig)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            configs_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                configs_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            configs_item.value = ""
-                            pos += 1
-                        elif value_n == 0:  # null
-                            configs_item.value = None
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                configs_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            configs_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "configs[]", configs_index
-                        raise failure from None
-                    configs_items.append(configs_item)
-                field, index = "configs[]", configs_index  # as the last call would have left them
-                topic.configs = configs_items
+            configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
+            for index in range(configs_n):
+                configs_item, pos = _read_CreatableTopicConfig_v5_7(buf, pos)
+                configs_items.append(configs_item)
+            topic.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -791,22 +626,13 @@ def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray) -> None:
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "num_partitions, replication_factor"
         out += _pack_CreatableTopic_num_partitions_replication_factor(topic.num_partitions, topic.replication_factor)
         field = "assignments[]"
         assignments_items = topic.assignments
         if assignments_items is None:
                 raise EncodeError("field assignments is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(assignments_items) + 1)
-            for assignments_item in assignments_items:
-                _write_CreatableReplicaAssignment_v5_7(assignments_item, out)
         else:
             _w.write_count(out, len(assignments_items), True)
             for assignments_item in assignments_items:
@@ -815,10 +641,6 @@ def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray) -> None:
         configs_items = topic.configs
         if configs_items is None:
                 raise EncodeError("field configs is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(configs_items) + 1)
-            for configs_item in configs_items:
-                _write_CreatableTopicConfig_v5_7(configs_item, out)
         else:
             _w.write_count(out, len(configs_items), True)
             for configs_item in configs_items:
@@ -873,74 +695,9 @@ def _read_CreateTopicsRequest_v0(buf: bytes, pos: int) -> tuple[CreateTopicsRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatableTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "num_partitions, replication_factor"
-                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
-                    pos += 6
-                    field = "assignments[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    assignments_n, pos = _w.read_count(buf, pos, False)
-                    if assignments_n < 0:
-                        raise DecodeError("non-nullable field assignments was null", offset=pos)
-                    elif assignments_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-                        for assignments_index in range(assignments_n):
-                            try:
-                                assignments_item = blank_instance(CreatableReplicaAssignment)
-                                field = "partition_index"
-                                (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
-                                pos += 4
-                                field = "broker_ids"
-                                broker_ids_n, pos = _w.read_count(buf, pos, False)
-                                if broker_ids_n < 0:
-                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                                else:
-                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                                assignments_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "assignments[]", assignments_index
-                                raise failure from None
-                            assignments_items.append(assignments_item)
-                        field, index = "assignments[]", assignments_index  # as the last call would have left them
-                        topics_item.assignments = assignments_items
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n, pos = _w.read_count(buf, pos, False)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(CreatableTopicConfig)
-                                field = "name"
-                                configs_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "value"
-                                configs_item.value, pos = _w.read_string(buf, pos)
-                                configs_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        topics_item.configs = configs_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatableTopic_v0_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_CreateTopicsRequest_timeout_ms(buf, pos)
@@ -1000,74 +757,9 @@ def _read_CreateTopicsRequest_v1_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatableTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "num_partitions, replication_factor"
-                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
-                    pos += 6
-                    field = "assignments[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    assignments_n, pos = _w.read_count(buf, pos, False)
-                    if assignments_n < 0:
-                        raise DecodeError("non-nullable field assignments was null", offset=pos)
-                    elif assignments_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-                        for assignments_index in range(assignments_n):
-                            try:
-                                assignments_item = blank_instance(CreatableReplicaAssignment)
-                                field = "partition_index"
-                                (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
-                                pos += 4
-                                field = "broker_ids"
-                                broker_ids_n, pos = _w.read_count(buf, pos, False)
-                                if broker_ids_n < 0:
-                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                                else:
-                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                                assignments_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "assignments[]", assignments_index
-                                raise failure from None
-                            assignments_items.append(assignments_item)
-                        field, index = "assignments[]", assignments_index  # as the last call would have left them
-                        topics_item.assignments = assignments_items
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n, pos = _w.read_count(buf, pos, False)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(CreatableTopicConfig)
-                                field = "name"
-                                configs_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "value"
-                                configs_item.value, pos = _w.read_string(buf, pos)
-                                configs_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        topics_item.configs = configs_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatableTopic_v0_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreateTopicsRequest_timeout_ms_validate_only(buf, pos)
@@ -1115,164 +807,20 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
     request = blank_instance(CreateTopicsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[CreatableTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(CreatableTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "num_partitions, replication_factor"
-                        topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
-                        pos += 6
-                        field = "assignments[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        assignments_n = buf[pos] - 1
-                        if assignments_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                assignments_n, pos = _w.read_count(buf, pos, True)
-                            if assignments_n < 0:
-                                raise DecodeError("non-nullable field assignments was null", offset=pos)
-                            elif assignments_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-                                for assignments_index in range(assignments_n):
-                                    try:
-                                        assignments_item = blank_instance(CreatableReplicaAssignment)
-                                        field = "partition_index"
-                                        (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
-                                        pos += 4
-                                        field = "broker_ids"
-                                        broker_ids_n = buf[pos] - 1
-                                        if broker_ids_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            broker_ids_end = pos + 1 + broker_ids_n * 4
-                                            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                                                assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = broker_ids_end
-                                            else:
-                                                broker_ids_n, pos = _w.read_count(buf, pos, True)
-                                                if broker_ids_n < 0:
-                                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                                                else:
-                                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            assignments_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "assignments[]", assignments_index
-                                        raise failure from None
-                                    assignments_items.append(assignments_item)
-                                field, index = "assignments[]", assignments_index  # as the last call would have left them
-                                topics_item.assignments = assignments_items
-                        field = "configs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        configs_n = buf[pos] - 1
-                        if configs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                configs_n, pos = _w.read_count(buf, pos, True)
-                            if configs_n < 0:
-                                raise DecodeError("non-nullable field configs was null", offset=pos)
-                            elif configs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-                                for configs_index in range(configs_n):
-                                    try:
-                                        configs_item = blank_instance(CreatableTopicConfig)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            configs_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                configs_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            configs_item.value = ""
-                                            pos += 1
-                                        elif value_n == 0:  # null
-                                            configs_item.value = None
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            configs_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "configs[]", configs_index
-                                        raise failure from None
-                                    configs_items.append(configs_item)
-                                field, index = "configs[]", configs_index  # as the last call would have left them
-                                topics_item.configs = configs_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: KeyedList[CreatableTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatableTopic_v5_7(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreateTopicsRequest_timeout_ms_validate_only(buf, pos)
         pos += 5
@@ -1294,10 +842,6 @@ def _write_CreateTopicsRequest_v5_7(request: CreateTopicsRequest, out: bytearray
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which CreateTopicsRequest versions 5-7 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_CreatableTopic_v5_7(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -269,35 +269,11 @@ def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTop
     configs = blank_instance(CreatableTopicConfigs)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            configs.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                configs.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                configs.name, pos = _w.read_compact_string_nn(buf, pos)
+        configs.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_n = buf[pos]  # the length + 1
-        if value_n == 1:  # the empty string
-            configs.value = ""
-            pos += 1
-        elif value_n == 0:  # null
-            configs.value = None
-            pos += 1
-        else:
-            value_end = pos + value_n
-            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                configs.value = buf[pos + 1:value_end].decode()
-                pos = value_end
-            else:
-                configs.value, pos = _w.read_compact_string(buf, pos)
+        configs.value, pos = _w.read_compact_string(buf, pos)
         field = "read_only, config_source, is_sensitive"
         configs.read_only, configs.config_source, configs.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
         pos += 3
@@ -318,12 +294,7 @@ def _write_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs, out: bytea
         field = "name"
         if configs.name is None:
             raise EncodeError("field name is null, which CreatableTopicConfigs versions 5-7 do not allow (never nullable)")
-        name_utf8 = configs.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, configs.name)
+        _w.write_compact_string(out, configs.name)
         field = "value"
         _w.write_compact_string(out, configs.value)
         field = "read_only, config_source, is_sensitive"
@@ -448,103 +419,30 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
     result.topic_config_error_code = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            result.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                result.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                result.name, pos = _w.read_compact_string_nn(buf, pos)
+        result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "num_partitions, replication_factor"
         result.num_partitions, result.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
         pos += 6
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
-        configs_n = buf[pos] - 1
-        if configs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        configs_n, pos = _w.read_count(buf, pos, True)
+        if configs_n < 0:
+            result.configs = None
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                configs_n, pos = _w.read_count(buf, pos, True)
-            if configs_n < 0:
-                result.configs = None
-            elif configs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                configs_items: list[CreatableTopicConfigs] = []
-                for configs_index in range(configs_n):
-                    try:
-                        configs_item = blank_instance(CreatableTopicConfigs)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            configs_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                configs_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            configs_item.value = ""
-                            pos += 1
-                        elif value_n == 0:  # null
-                            configs_item.value = None
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                configs_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                        field = "read_only, config_source, is_sensitive"
-                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
-                        pos += 3
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            configs_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "configs[]", configs_index
-                        raise failure from None
-                    configs_items.append(configs_item)
-                field, index = "configs[]", configs_index  # as the last call would have left them
-                result.configs = configs_items
+            configs_items: list[CreatableTopicConfigs] = []
+            for index in range(configs_n):
+                configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
+                configs_items.append(configs_item)
+            result.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -585,12 +483,7 @@ def _write_CreatableTopicResult_v5_6(result: CreatableTopicResult, out: bytearra
         field = "name"
         if result.name is None:
             raise EncodeError("field name is null, which CreatableTopicResult versions 5-6 do not allow (never nullable)")
-        name_utf8 = result.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, result.name)
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -601,10 +494,6 @@ def _write_CreatableTopicResult_v5_6(result: CreatableTopicResult, out: bytearra
         configs_items = result.configs
         if configs_items is None:
             _w.write_count(out, None, True)
-        elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(configs_items) + 1)
-            for configs_item in configs_items:
-                _write_CreatableTopicConfigs_v5_7(configs_item, out)
         else:
             _w.write_count(out, len(configs_items), True)
             for configs_item in configs_items:
@@ -654,105 +543,32 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
     result.topic_config_error_code = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            result.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                result.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                result.name, pos = _w.read_compact_string_nn(buf, pos)
+        result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         result.topic_id, pos = _w.read_uuid(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "num_partitions, replication_factor"
         result.num_partitions, result.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
         pos += 6
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
-        configs_n = buf[pos] - 1
-        if configs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        configs_n, pos = _w.read_count(buf, pos, True)
+        if configs_n < 0:
+            result.configs = None
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                configs_n, pos = _w.read_count(buf, pos, True)
-            if configs_n < 0:
-                result.configs = None
-            elif configs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                configs_items: list[CreatableTopicConfigs] = []
-                for configs_index in range(configs_n):
-                    try:
-                        configs_item = blank_instance(CreatableTopicConfigs)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            configs_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                configs_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            configs_item.value = ""
-                            pos += 1
-                        elif value_n == 0:  # null
-                            configs_item.value = None
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                configs_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                        field = "read_only, config_source, is_sensitive"
-                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
-                        pos += 3
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            configs_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "configs[]", configs_index
-                        raise failure from None
-                    configs_items.append(configs_item)
-                field, index = "configs[]", configs_index  # as the last call would have left them
-                result.configs = configs_items
+            configs_items: list[CreatableTopicConfigs] = []
+            for index in range(configs_n):
+                configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
+                configs_items.append(configs_item)
+            result.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -793,12 +609,7 @@ def _write_CreatableTopicResult_v7(result: CreatableTopicResult, out: bytearray)
         field = "name"
         if result.name is None:
             raise EncodeError("field name is null, which CreatableTopicResult version 7 does not allow (never nullable)")
-        name_utf8 = result.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, result.name)
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "error_code"
@@ -811,10 +622,6 @@ def _write_CreatableTopicResult_v7(result: CreatableTopicResult, out: bytearray)
         configs_items = result.configs
         if configs_items is None:
             _w.write_count(out, None, True)
-        elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(configs_items) + 1)
-            for configs_item in configs_items:
-                _write_CreatableTopicConfigs_v5_7(configs_item, out)
         else:
             _w.write_count(out, len(configs_items), True)
             for configs_item in configs_items:
@@ -875,26 +682,9 @@ def _read_CreateTopicsResponse_v0(buf: bytes, pos: int) -> tuple[CreateTopicsRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatableTopicResult)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.error_message = ''
-                    topics_item.topic_config_error_code = 0
-                    topics_item.num_partitions = -1
-                    topics_item.replication_factor = -1
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
-                    pos += 2
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatableTopicResult_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -948,27 +738,9 @@ def _read_CreateTopicsResponse_v1(buf: bytes, pos: int) -> tuple[CreateTopicsRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatableTopicResult)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.topic_config_error_code = 0
-                    topics_item.num_partitions = -1
-                    topics_item.replication_factor = -1
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    topics_item.error_message, pos = _w.read_string(buf, pos)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatableTopicResult_v1_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1024,27 +796,9 @@ def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatableTopicResult)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.topic_config_error_code = 0
-                    topics_item.num_partitions = -1
-                    topics_item.replication_factor = -1
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    topics_item.error_message, pos = _w.read_string(buf, pos)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatableTopicResult_v1_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1089,163 +843,23 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
     response = blank_instance(CreateTopicsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_CreateTopicsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(CreatableTopicResult)
-                        topics_item.topic_id = _ZERO_UUID
-                        topics_item.topic_config_error_code = 0
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "error_code"
-                        (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            topics_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            topics_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                topics_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                topics_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "num_partitions, replication_factor"
-                        topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
-                        pos += 6
-                        field = "configs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        configs_n = buf[pos] - 1
-                        if configs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                configs_n, pos = _w.read_count(buf, pos, True)
-                            if configs_n < 0:
-                                topics_item.configs = None
-                            elif configs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                configs_items: list[CreatableTopicConfigs] = []
-                                for configs_index in range(configs_n):
-                                    try:
-                                        configs_item = blank_instance(CreatableTopicConfigs)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            configs_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                configs_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            configs_item.value = ""
-                                            pos += 1
-                                        elif value_n == 0:  # null
-                                            configs_item.value = None
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                        field = "read_only, config_source, is_sensitive"
-                                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
-                                        pos += 3
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            configs_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "configs[]", configs_index
-                                        raise failure from None
-                                    configs_items.append(configs_item)
-                                field, index = "configs[]", configs_index  # as the last call would have left them
-                                topics_item.configs = configs_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "topic_config_error_code"
-                                    (topics_item.topic_config_error_code,) = _unpack_CreatableTopicResult_topic_config_error_code(buf, pos)
-                                    pos += 2
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (topic_config_error_code) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            topics_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatableTopicResult_v5_6(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1266,10 +880,6 @@ def _write_CreateTopicsResponse_v5_6(response: CreateTopicsResponse, out: bytear
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which CreateTopicsResponse versions 5-6 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v5_6(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1305,164 +915,23 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
     response = blank_instance(CreateTopicsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_CreateTopicsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(CreatableTopicResult)
-                        topics_item.topic_config_error_code = 0
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "error_code"
-                        (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            topics_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            topics_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                topics_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                topics_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "num_partitions, replication_factor"
-                        topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
-                        pos += 6
-                        field = "configs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        configs_n = buf[pos] - 1
-                        if configs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                configs_n, pos = _w.read_count(buf, pos, True)
-                            if configs_n < 0:
-                                topics_item.configs = None
-                            elif configs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                configs_items: list[CreatableTopicConfigs] = []
-                                for configs_index in range(configs_n):
-                                    try:
-                                        configs_item = blank_instance(CreatableTopicConfigs)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            configs_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                configs_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            configs_item.value = ""
-                                            pos += 1
-                                        elif value_n == 0:  # null
-                                            configs_item.value = None
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                        field = "read_only, config_source, is_sensitive"
-                                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
-                                        pos += 3
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            configs_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "configs[]", configs_index
-                                        raise failure from None
-                                    configs_items.append(configs_item)
-                                field, index = "configs[]", configs_index  # as the last call would have left them
-                                topics_item.configs = configs_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "topic_config_error_code"
-                                    (topics_item.topic_config_error_code,) = _unpack_CreatableTopicResult_topic_config_error_code(buf, pos)
-                                    pos += 2
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (topic_config_error_code) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            topics_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_CreatableTopicResult_v7(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1483,10 +952,6 @@ def _write_CreateTopicsResponse_v7(response: CreateTopicsResponse, out: bytearra
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which CreateTopicsResponse version 7 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v7(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

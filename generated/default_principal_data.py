@@ -95,32 +95,11 @@ def _read_DefaultPrincipalData_v0(buf: bytes, pos: int) -> tuple[DefaultPrincipa
     data = blank_instance(DefaultPrincipalData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "type"
-        type_n = buf[pos]  # the length + 1
-        if type_n == 1:  # the empty string
-            data.type = ""
-            pos += 1
-        else:
-            type_end = pos + type_n
-            if 0 < type_n < 0x80 and type_end <= size:  # the usual case: a short string
-                data.type = buf[pos + 1:type_end].decode()
-                pos = type_end
-            else:
-                data.type, pos = _w.read_compact_string_nn(buf, pos)
+        data.type, pos = _w.read_compact_string_nn(buf, pos)
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            data.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                data.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                data.name, pos = _w.read_compact_string_nn(buf, pos)
+        data.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_authenticated"
         (data.token_authenticated,) = _unpack_DefaultPrincipalData_token_authenticated(buf, pos)
         pos += 1
@@ -141,21 +120,11 @@ def _write_DefaultPrincipalData_v0(data: DefaultPrincipalData, out: bytearray) -
         field = "type"
         if data.type is None:
             raise EncodeError("field type is null, which DefaultPrincipalData version 0 does not allow (never nullable)")
-        type_utf8 = data.type.encode()
-        if len(type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(type_utf8) + 1)
-            out += type_utf8
-        else:
-            _w.write_compact_string(out, data.type)
+        _w.write_compact_string(out, data.type)
         field = "name"
         if data.name is None:
             raise EncodeError("field name is null, which DefaultPrincipalData version 0 does not allow (never nullable)")
-        name_utf8 = data.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, data.name)
+        _w.write_compact_string(out, data.name)
         field = "token_authenticated"
         out += _pack_DefaultPrincipalData_token_authenticated(data.token_authenticated)
         field = "(tagged fields)"

@@ -221,16 +221,12 @@ def _write_DelegationTokenRecord_v0(record: DelegationTokenRecord, out: bytearra
                 raise EncodeError("field renewers is null, which DelegationTokenRecord version 0 does not allow (never nullable)")
         elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(renewers_items) + 1)
-            for renewers_item in renewers_items:
-                if renewers_item is None:
-                    raise EncodeError("null element in array renewers")
-                _w.write_compact_string(out, renewers_item)
         else:
             _w.write_count(out, len(renewers_items), True)
-            for renewers_item in renewers_items:
-                if renewers_item is None:
-                    raise EncodeError("null element in array renewers")
-                _w.write_compact_string(out, renewers_item)
+        for renewers_item in renewers_items:
+            if renewers_item is None:
+                raise EncodeError("null element in array renewers")
+            _w.write_compact_string(out, renewers_item)
         field = "issue_timestamp, max_timestamp, expiration_timestamp"
         out += _pack_DelegationTokenRecord_issue_timestamp_to_expiration_timestamp(record.issue_timestamp, record.max_timestamp, record.expiration_timestamp)
         field = "token_id"

@@ -285,59 +285,19 @@ def _read_DeleteAclsFilter_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsFilter,
     delete_acls_filter = blank_instance(DeleteAclsFilter)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resource_type_filter"
         (delete_acls_filter.resource_type_filter,) = _unpack_DeleteAclsFilter_resource_type_filter(buf, pos)
         pos += 1
         field = "resource_name_filter"
-        resource_name_filter_n = buf[pos]  # the length + 1
-        if resource_name_filter_n == 1:  # the empty string
-            delete_acls_filter.resource_name_filter = ""
-            pos += 1
-        elif resource_name_filter_n == 0:  # null
-            delete_acls_filter.resource_name_filter = None
-            pos += 1
-        else:
-            resource_name_filter_end = pos + resource_name_filter_n
-            if 0 < resource_name_filter_n < 0x80 and resource_name_filter_end <= size:  # the usual case: a short string
-                delete_acls_filter.resource_name_filter = buf[pos + 1:resource_name_filter_end].decode()
-                pos = resource_name_filter_end
-            else:
-                delete_acls_filter.resource_name_filter, pos = _w.read_compact_string(buf, pos)
+        delete_acls_filter.resource_name_filter, pos = _w.read_compact_string(buf, pos)
         field = "pattern_type_filter"
         (delete_acls_filter.pattern_type_filter,) = _unpack_DeleteAclsFilter_pattern_type_filter(buf, pos)
         pos += 1
         field = "principal_filter"
-        principal_filter_n = buf[pos]  # the length + 1
-        if principal_filter_n == 1:  # the empty string
-            delete_acls_filter.principal_filter = ""
-            pos += 1
-        elif principal_filter_n == 0:  # null
-            delete_acls_filter.principal_filter = None
-            pos += 1
-        else:
-            principal_filter_end = pos + principal_filter_n
-            if 0 < principal_filter_n < 0x80 and principal_filter_end <= size:  # the usual case: a short string
-                delete_acls_filter.principal_filter = buf[pos + 1:principal_filter_end].decode()
-                pos = principal_filter_end
-            else:
-                delete_acls_filter.principal_filter, pos = _w.read_compact_string(buf, pos)
+        delete_acls_filter.principal_filter, pos = _w.read_compact_string(buf, pos)
         field = "host_filter"
-        host_filter_n = buf[pos]  # the length + 1
-        if host_filter_n == 1:  # the empty string
-            delete_acls_filter.host_filter = ""
-            pos += 1
-        elif host_filter_n == 0:  # null
-            delete_acls_filter.host_filter = None
-            pos += 1
-        else:
-            host_filter_end = pos + host_filter_n
-            if 0 < host_filter_n < 0x80 and host_filter_end <= size:  # the usual case: a short string
-                delete_acls_filter.host_filter = buf[pos + 1:host_filter_end].decode()
-                pos = host_filter_end
-            else:
-                delete_acls_filter.host_filter, pos = _w.read_compact_string(buf, pos)
+        delete_acls_filter.host_filter, pos = _w.read_compact_string(buf, pos)
         field = "operation, permission_type"
         delete_acls_filter.operation, delete_acls_filter.permission_type = _unpack_DeleteAclsFilter_operation_permission_type(buf, pos)
         pos += 2
@@ -404,29 +364,9 @@ def _read_DeleteAclsRequest_v0(buf: bytes, pos: int) -> tuple[DeleteAclsRequest,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             filters_items: list[DeleteAclsFilter] = []
-            for filters_index in range(filters_n):
-                try:
-                    filters_item = blank_instance(DeleteAclsFilter)
-                    filters_item.pattern_type_filter = 3
-                    field = "resource_type_filter"
-                    (filters_item.resource_type_filter,) = _unpack_DeleteAclsFilter_resource_type_filter(buf, pos)
-                    pos += 1
-                    field = "resource_name_filter"
-                    filters_item.resource_name_filter, pos = _w.read_string(buf, pos)
-                    field = "principal_filter"
-                    filters_item.principal_filter, pos = _w.read_string(buf, pos)
-                    field = "host_filter"
-                    filters_item.host_filter, pos = _w.read_string(buf, pos)
-                    field = "operation, permission_type"
-                    filters_item.operation, filters_item.permission_type = _unpack_DeleteAclsFilter_operation_permission_type(buf, pos)
-                    pos += 2
-                    filters_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "filters[]", filters_index
-                    raise failure from None
+            for index in range(filters_n):
+                filters_item, pos = _read_DeleteAclsFilter_v0(buf, pos)
                 filters_items.append(filters_item)
-            field, index = "filters[]", filters_index  # as the last call would have left them
             request.filters = filters_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -479,31 +419,9 @@ def _read_DeleteAclsRequest_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRequest,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             filters_items: list[DeleteAclsFilter] = []
-            for filters_index in range(filters_n):
-                try:
-                    filters_item = blank_instance(DeleteAclsFilter)
-                    field = "resource_type_filter"
-                    (filters_item.resource_type_filter,) = _unpack_DeleteAclsFilter_resource_type_filter(buf, pos)
-                    pos += 1
-                    field = "resource_name_filter"
-                    filters_item.resource_name_filter, pos = _w.read_string(buf, pos)
-                    field = "pattern_type_filter"
-                    (filters_item.pattern_type_filter,) = _unpack_DeleteAclsFilter_pattern_type_filter(buf, pos)
-                    pos += 1
-                    field = "principal_filter"
-                    filters_item.principal_filter, pos = _w.read_string(buf, pos)
-                    field = "host_filter"
-                    filters_item.host_filter, pos = _w.read_string(buf, pos)
-                    field = "operation, permission_type"
-                    filters_item.operation, filters_item.permission_type = _unpack_DeleteAclsFilter_operation_permission_type(buf, pos)
-                    pos += 2
-                    filters_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "filters[]", filters_index
-                    raise failure from None
+            for index in range(filters_n):
+                filters_item, pos = _read_DeleteAclsFilter_v1(buf, pos)
                 filters_items.append(filters_item)
-            field, index = "filters[]", filters_index  # as the last call would have left them
             request.filters = filters_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -546,94 +464,20 @@ def _read_DeleteAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsReques
     request = blank_instance(DeleteAclsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "filters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        filters_n = buf[pos] - 1
-        if filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        filters_n, pos = _w.read_count(buf, pos, True)
+        if filters_n < 0:
+            raise DecodeError("non-nullable field filters was null", offset=pos)
+        elif filters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if filters_n < 0x7F and filters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                filters_n, pos = _w.read_count(buf, pos, True)
-            if filters_n < 0:
-                raise DecodeError("non-nullable field filters was null", offset=pos)
-            elif filters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                filters_items: list[DeleteAclsFilter] = []
-                for filters_index in range(filters_n):
-                    try:
-                        filters_item = blank_instance(DeleteAclsFilter)
-                        field = "resource_type_filter"
-                        (filters_item.resource_type_filter,) = _unpack_DeleteAclsFilter_resource_type_filter(buf, pos)
-                        pos += 1
-                        field = "resource_name_filter"
-                        resource_name_filter_n = buf[pos]  # the length + 1
-                        if resource_name_filter_n == 1:  # the empty string
-                            filters_item.resource_name_filter = ""
-                            pos += 1
-                        elif resource_name_filter_n == 0:  # null
-                            filters_item.resource_name_filter = None
-                            pos += 1
-                        else:
-                            resource_name_filter_end = pos + resource_name_filter_n
-                            if 0 < resource_name_filter_n < 0x80 and resource_name_filter_end <= size:  # the usual case: a short string
-                                filters_item.resource_name_filter = buf[pos + 1:resource_name_filter_end].decode()
-                                pos = resource_name_filter_end
-                            else:
-                                filters_item.resource_name_filter, pos = _w.read_compact_string(buf, pos)
-                        field = "pattern_type_filter"
-                        (filters_item.pattern_type_filter,) = _unpack_DeleteAclsFilter_pattern_type_filter(buf, pos)
-                        pos += 1
-                        field = "principal_filter"
-                        principal_filter_n = buf[pos]  # the length + 1
-                        if principal_filter_n == 1:  # the empty string
-                            filters_item.principal_filter = ""
-                            pos += 1
-                        elif principal_filter_n == 0:  # null
-                            filters_item.principal_filter = None
-                            pos += 1
-                        else:
-                            principal_filter_end = pos + principal_filter_n
-                            if 0 < principal_filter_n < 0x80 and principal_filter_end <= size:  # the usual case: a short string
-                                filters_item.principal_filter = buf[pos + 1:principal_filter_end].decode()
-                                pos = principal_filter_end
-                            else:
-                                filters_item.principal_filter, pos = _w.read_compact_string(buf, pos)
-                        field = "host_filter"
-                        host_filter_n = buf[pos]  # the length + 1
-                        if host_filter_n == 1:  # the empty string
-                            filters_item.host_filter = ""
-                            pos += 1
-                        elif host_filter_n == 0:  # null
-                            filters_item.host_filter = None
-                            pos += 1
-                        else:
-                            host_filter_end = pos + host_filter_n
-                            if 0 < host_filter_n < 0x80 and host_filter_end <= size:  # the usual case: a short string
-                                filters_item.host_filter = buf[pos + 1:host_filter_end].decode()
-                                pos = host_filter_end
-                            else:
-                                filters_item.host_filter, pos = _w.read_compact_string(buf, pos)
-                        field = "operation, permission_type"
-                        filters_item.operation, filters_item.permission_type = _unpack_DeleteAclsFilter_operation_permission_type(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            filters_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            filters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "filters[]", filters_index
-                        raise failure from None
-                    filters_items.append(filters_item)
-                field, index = "filters[]", filters_index  # as the last call would have left them
-                request.filters = filters_items
+            filters_items: list[DeleteAclsFilter] = []
+            for index in range(filters_n):
+                filters_item, pos = _read_DeleteAclsFilter_v2_3(buf, pos)
+                filters_items.append(filters_item)
+            request.filters = filters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -652,10 +496,6 @@ def _write_DeleteAclsRequest_v2_3(request: DeleteAclsRequest, out: bytearray) ->
         filters_items = request.filters
         if filters_items is None:
                 raise EncodeError("field filters is null, which DeleteAclsRequest versions 2-3 do not allow (never nullable)")
-        elif len(filters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(filters_items) + 1)
-            for filters_item in filters_items:
-                _write_DeleteAclsFilter_v2_3(filters_item, out)
         else:
             _w.write_count(out, len(filters_items), True)
             for filters_item in filters_items:

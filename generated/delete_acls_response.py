@@ -402,68 +402,24 @@ def _read_DeleteAclsMatchingAcl_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsMa
     acl = blank_instance(DeleteAclsMatchingAcl)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (acl.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            acl.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            acl.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                acl.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                acl.error_message, pos = _w.read_compact_string(buf, pos)
+        acl.error_message, pos = _w.read_compact_string(buf, pos)
         field = "resource_type"
         (acl.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_n = buf[pos]  # the length + 1
-        if resource_name_n == 1:  # the empty string
-            acl.resource_name = ""
-            pos += 1
-        else:
-            resource_name_end = pos + resource_name_n
-            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                acl.resource_name = buf[pos + 1:resource_name_end].decode()
-                pos = resource_name_end
-            else:
-                acl.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+        acl.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "pattern_type"
         (acl.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
         pos += 1
         field = "principal"
-        principal_n = buf[pos]  # the length + 1
-        if principal_n == 1:  # the empty string
-            acl.principal = ""
-            pos += 1
-        else:
-            principal_end = pos + principal_n
-            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
-                acl.principal = buf[pos + 1:principal_end].decode()
-                pos = principal_end
-            else:
-                acl.principal, pos = _w.read_compact_string_nn(buf, pos)
+        acl.principal, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            acl.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                acl.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                acl.host, pos = _w.read_compact_string_nn(buf, pos)
+        acl.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "operation, permission_type"
         acl.operation, acl.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
         pos += 2
@@ -490,32 +446,17 @@ def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray
         field = "resource_name"
         if acl.resource_name is None:
             raise EncodeError("field resource_name is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
-        resource_name_utf8 = acl.resource_name.encode()
-        if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(resource_name_utf8) + 1)
-            out += resource_name_utf8
-        else:
-            _w.write_compact_string(out, acl.resource_name)
+        _w.write_compact_string(out, acl.resource_name)
         field = "pattern_type"
         out += _pack_DeleteAclsMatchingAcl_pattern_type(acl.pattern_type)
         field = "principal"
         if acl.principal is None:
             raise EncodeError("field principal is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
-        principal_utf8 = acl.principal.encode()
-        if len(principal_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_utf8) + 1)
-            out += principal_utf8
-        else:
-            _w.write_compact_string(out, acl.principal)
+        _w.write_compact_string(out, acl.principal)
         field = "host"
         if acl.host is None:
             raise EncodeError("field host is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
-        host_utf8 = acl.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, acl.host)
+        _w.write_compact_string(out, acl.host)
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
         field = "(tagged fields)"
@@ -561,34 +502,9 @@ def _read_DeleteAclsFilterResult_v0(buf: bytes, pos: int) -> tuple[DeleteAclsFil
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             matching_acls_items: list[DeleteAclsMatchingAcl] = []
-            for matching_acls_index in range(matching_acls_n):
-                try:
-                    matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
-                    matching_acls_item.pattern_type = 3
-                    field = "error_code"
-                    (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    matching_acls_item.error_message, pos = _w.read_string(buf, pos)
-                    field = "resource_type"
-                    (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    matching_acls_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "principal"
-                    matching_acls_item.principal, pos = _w.read_string_nn(buf, pos)
-                    field = "host"
-                    matching_acls_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "operation, permission_type"
-                    matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
-                    pos += 2
-                    matching_acls_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "matching_acls[]", matching_acls_index
-                    raise failure from None
+            for index in range(matching_acls_n):
+                matching_acls_item, pos = _read_DeleteAclsMatchingAcl_v0(buf, pos)
                 matching_acls_items.append(matching_acls_item)
-            field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
             result.matching_acls = matching_acls_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -651,36 +567,9 @@ def _read_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFil
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             matching_acls_items: list[DeleteAclsMatchingAcl] = []
-            for matching_acls_index in range(matching_acls_n):
-                try:
-                    matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
-                    field = "error_code"
-                    (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    matching_acls_item.error_message, pos = _w.read_string(buf, pos)
-                    field = "resource_type"
-                    (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    matching_acls_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "pattern_type"
-                    (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
-                    pos += 1
-                    field = "principal"
-                    matching_acls_item.principal, pos = _w.read_string_nn(buf, pos)
-                    field = "host"
-                    matching_acls_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "operation, permission_type"
-                    matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
-                    pos += 2
-                    matching_acls_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "matching_acls[]", matching_acls_index
-                    raise failure from None
+            for index in range(matching_acls_n):
+                matching_acls_item, pos = _read_DeleteAclsMatchingAcl_v1(buf, pos)
                 matching_acls_items.append(matching_acls_item)
-            field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
             result.matching_acls = matching_acls_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -728,121 +617,25 @@ def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsF
     result = blank_instance(DeleteAclsFilterResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (result.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "matching_acls[]"
         index = -1  # no element yet: an error in the count names the array itself
-        matching_acls_n = buf[pos] - 1
-        if matching_acls_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        matching_acls_n, pos = _w.read_count(buf, pos, True)
+        if matching_acls_n < 0:
+            raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+        elif matching_acls_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if matching_acls_n < 0x7F and matching_acls_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                matching_acls_n, pos = _w.read_count(buf, pos, True)
-            if matching_acls_n < 0:
-                raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-            elif matching_acls_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                matching_acls_items: list[DeleteAclsMatchingAcl] = []
-                for matching_acls_index in range(matching_acls_n):
-                    try:
-                        matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
-                        field = "error_code"
-                        (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            matching_acls_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            matching_acls_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                matching_acls_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                matching_acls_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "resource_type"
-                        (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
-                        pos += 1
-                        field = "resource_name"
-                        resource_name_n = buf[pos]  # the length + 1
-                        if resource_name_n == 1:  # the empty string
-                            matching_acls_item.resource_name = ""
-                            pos += 1
-                        else:
-                            resource_name_end = pos + resource_name_n
-                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                matching_acls_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                pos = resource_name_end
-                            else:
-                                matching_acls_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "pattern_type"
-                        (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
-                        pos += 1
-                        field = "principal"
-                        principal_n = buf[pos]  # the length + 1
-                        if principal_n == 1:  # the empty string
-                            matching_acls_item.principal = ""
-                            pos += 1
-                        else:
-                            principal_end = pos + principal_n
-                            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
-                                matching_acls_item.principal = buf[pos + 1:principal_end].decode()
-                                pos = principal_end
-                            else:
-                                matching_acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            matching_acls_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                matching_acls_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                matching_acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "operation, permission_type"
-                        matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            matching_acls_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            matching_acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "matching_acls[]", matching_acls_index
-                        raise failure from None
-                    matching_acls_items.append(matching_acls_item)
-                field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
-                result.matching_acls = matching_acls_items
+            matching_acls_items: list[DeleteAclsMatchingAcl] = []
+            for index in range(matching_acls_n):
+                matching_acls_item, pos = _read_DeleteAclsMatchingAcl_v2_3(buf, pos)
+                matching_acls_items.append(matching_acls_item)
+            result.matching_acls = matching_acls_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -865,10 +658,6 @@ def _write_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult, out: byte
         matching_acls_items = result.matching_acls
         if matching_acls_items is None:
                 raise EncodeError("field matching_acls is null, which DeleteAclsFilterResult versions 2-3 do not allow (never nullable)")
-        elif len(matching_acls_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(matching_acls_items) + 1)
-            for matching_acls_item in matching_acls_items:
-                _write_DeleteAclsMatchingAcl_v2_3(matching_acls_item, out)
         else:
             _w.write_count(out, len(matching_acls_items), True)
             for matching_acls_item in matching_acls_items:
@@ -918,59 +707,9 @@ def _read_DeleteAclsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteAclsRespons
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             filter_results_items: list[DeleteAclsFilterResult] = []
-            for filter_results_index in range(filter_results_n):
-                try:
-                    filter_results_item = blank_instance(DeleteAclsFilterResult)
-                    field = "error_code"
-                    (filter_results_item.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    filter_results_item.error_message, pos = _w.read_string(buf, pos)
-                    field = "matching_acls[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    matching_acls_n, pos = _w.read_count(buf, pos, False)
-                    if matching_acls_n < 0:
-                        raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-                    elif matching_acls_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        matching_acls_items: list[DeleteAclsMatchingAcl] = []
-                        for matching_acls_index in range(matching_acls_n):
-                            try:
-                                matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
-                                matching_acls_item.pattern_type = 3
-                                field = "error_code"
-                                (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
-                                pos += 2
-                                field = "error_message"
-                                matching_acls_item.error_message, pos = _w.read_string(buf, pos)
-                                field = "resource_type"
-                                (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
-                                pos += 1
-                                field = "resource_name"
-                                matching_acls_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                                field = "principal"
-                                matching_acls_item.principal, pos = _w.read_string_nn(buf, pos)
-                                field = "host"
-                                matching_acls_item.host, pos = _w.read_string_nn(buf, pos)
-                                field = "operation, permission_type"
-                                matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
-                                pos += 2
-                                matching_acls_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "matching_acls[]", matching_acls_index
-                                raise failure from None
-                            matching_acls_items.append(matching_acls_item)
-                        field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
-                        filter_results_item.matching_acls = matching_acls_items
-                    filter_results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "filter_results[]", filter_results_index
-                    raise failure from None
+            for index in range(filter_results_n):
+                filter_results_item, pos = _read_DeleteAclsFilterResult_v0(buf, pos)
                 filter_results_items.append(filter_results_item)
-            field, index = "filter_results[]", filter_results_index  # as the last call would have left them
             response.filter_results = filter_results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1028,61 +767,9 @@ def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRespons
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             filter_results_items: list[DeleteAclsFilterResult] = []
-            for filter_results_index in range(filter_results_n):
-                try:
-                    filter_results_item = blank_instance(DeleteAclsFilterResult)
-                    field = "error_code"
-                    (filter_results_item.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    filter_results_item.error_message, pos = _w.read_string(buf, pos)
-                    field = "matching_acls[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    matching_acls_n, pos = _w.read_count(buf, pos, False)
-                    if matching_acls_n < 0:
-                        raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-                    elif matching_acls_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        matching_acls_items: list[DeleteAclsMatchingAcl] = []
-                        for matching_acls_index in range(matching_acls_n):
-                            try:
-                                matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
-                                field = "error_code"
-                                (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
-                                pos += 2
-                                field = "error_message"
-                                matching_acls_item.error_message, pos = _w.read_string(buf, pos)
-                                field = "resource_type"
-                                (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
-                                pos += 1
-                                field = "resource_name"
-                                matching_acls_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                                field = "pattern_type"
-                                (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
-                                pos += 1
-                                field = "principal"
-                                matching_acls_item.principal, pos = _w.read_string_nn(buf, pos)
-                                field = "host"
-                                matching_acls_item.host, pos = _w.read_string_nn(buf, pos)
-                                field = "operation, permission_type"
-                                matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
-                                pos += 2
-                                matching_acls_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "matching_acls[]", matching_acls_index
-                                raise failure from None
-                            matching_acls_items.append(matching_acls_item)
-                        field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
-                        filter_results_item.matching_acls = matching_acls_items
-                    filter_results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "filter_results[]", filter_results_index
-                    raise failure from None
+            for index in range(filter_results_n):
+                filter_results_item, pos = _read_DeleteAclsFilterResult_v1(buf, pos)
                 filter_results_items.append(filter_results_item)
-            field, index = "filter_results[]", filter_results_index  # as the last call would have left them
             response.filter_results = filter_results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1127,156 +814,23 @@ def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRespo
     response = blank_instance(DeleteAclsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteAclsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "filter_results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        filter_results_n = buf[pos] - 1
-        if filter_results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        filter_results_n, pos = _w.read_count(buf, pos, True)
+        if filter_results_n < 0:
+            raise DecodeError("non-nullable field filter_results was null", offset=pos)
+        elif filter_results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if filter_results_n < 0x7F and filter_results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                filter_results_n, pos = _w.read_count(buf, pos, True)
-            if filter_results_n < 0:
-                raise DecodeError("non-nullable field filter_results was null", offset=pos)
-            elif filter_results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                filter_results_items: list[DeleteAclsFilterResult] = []
-                for filter_results_index in range(filter_results_n):
-                    try:
-                        filter_results_item = blank_instance(DeleteAclsFilterResult)
-                        field = "error_code"
-                        (filter_results_item.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            filter_results_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            filter_results_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                filter_results_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                filter_results_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "matching_acls[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        matching_acls_n = buf[pos] - 1
-                        if matching_acls_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if matching_acls_n < 0x7F and matching_acls_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                matching_acls_n, pos = _w.read_count(buf, pos, True)
-                            if matching_acls_n < 0:
-                                raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-                            elif matching_acls_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                matching_acls_items: list[DeleteAclsMatchingAcl] = []
-                                for matching_acls_index in range(matching_acls_n):
-                                    try:
-                                        matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
-                                        field = "error_code"
-                                        (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
-                                        pos += 2
-                                        field = "error_message"
-                                        error_message_n = buf[pos]  # the length + 1
-                                        if error_message_n == 1:  # the empty string
-                                            matching_acls_item.error_message = ""
-                                            pos += 1
-                                        elif error_message_n == 0:  # null
-                                            matching_acls_item.error_message = None
-                                            pos += 1
-                                        else:
-                                            error_message_end = pos + error_message_n
-                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                matching_acls_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                pos = error_message_end
-                                            else:
-                                                matching_acls_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "resource_type"
-                                        (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
-                                        pos += 1
-                                        field = "resource_name"
-                                        resource_name_n = buf[pos]  # the length + 1
-                                        if resource_name_n == 1:  # the empty string
-                                            matching_acls_item.resource_name = ""
-                                            pos += 1
-                                        else:
-                                            resource_name_end = pos + resource_name_n
-                                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                                matching_acls_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                                pos = resource_name_end
-                                            else:
-                                                matching_acls_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "pattern_type"
-                                        (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
-                                        pos += 1
-                                        field = "principal"
-                                        principal_n = buf[pos]  # the length + 1
-                                        if principal_n == 1:  # the empty string
-                                            matching_acls_item.principal = ""
-                                            pos += 1
-                                        else:
-                                            principal_end = pos + principal_n
-                                            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
-                                                matching_acls_item.principal = buf[pos + 1:principal_end].decode()
-                                                pos = principal_end
-                                            else:
-                                                matching_acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "host"
-                                        host_n = buf[pos]  # the length + 1
-                                        if host_n == 1:  # the empty string
-                                            matching_acls_item.host = ""
-                                            pos += 1
-                                        else:
-                                            host_end = pos + host_n
-                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                                matching_acls_item.host = buf[pos + 1:host_end].decode()
-                                                pos = host_end
-                                            else:
-                                                matching_acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "operation, permission_type"
-                                        matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
-                                        pos += 2
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            matching_acls_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            matching_acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "matching_acls[]", matching_acls_index
-                                        raise failure from None
-                                    matching_acls_items.append(matching_acls_item)
-                                field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
-                                filter_results_item.matching_acls = matching_acls_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            filter_results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            filter_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "filter_results[]", filter_results_index
-                        raise failure from None
-                    filter_results_items.append(filter_results_item)
-                field, index = "filter_results[]", filter_results_index  # as the last call would have left them
-                response.filter_results = filter_results_items
+            filter_results_items: list[DeleteAclsFilterResult] = []
+            for index in range(filter_results_n):
+                filter_results_item, pos = _read_DeleteAclsFilterResult_v2_3(buf, pos)
+                filter_results_items.append(filter_results_item)
+            response.filter_results = filter_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1297,10 +851,6 @@ def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray)
         filter_results_items = response.filter_results
         if filter_results_items is None:
                 raise EncodeError("field filter_results is null, which DeleteAclsResponse versions 2-3 do not allow (never nullable)")
-        elif len(filter_results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(filter_results_items) + 1)
-            for filter_results_item in filter_results_items:
-                _write_DeleteAclsFilterResult_v2_3(filter_results_item, out)
         else:
             _w.write_count(out, len(filter_results_items), True)
             for filter_results_item in filter_results_items:

@@ -133,28 +133,20 @@ def _read_DeleteGroupsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRequ
     request = blank_instance(DeleteGroupsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "groups_names"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_names_n = buf[pos] - 1
-        if groups_names_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_names_n, pos = _w.read_count(buf, pos, True)
+        if groups_names_n < 0:
+            raise DecodeError("non-nullable field groups_names was null", offset=pos)
+        elif groups_names_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_names_n < 0x7F and groups_names_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_names_n, pos = _w.read_count(buf, pos, True)
-            if groups_names_n < 0:
-                raise DecodeError("non-nullable field groups_names was null", offset=pos)
-            elif groups_names_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_names_items: list[str] = []
-                for index in range(groups_names_n):
-                    groups_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                    groups_names_items.append(groups_names_item)
-                request.groups_names = groups_names_items
+            groups_names_items: list[str] = []
+            for index in range(groups_names_n):
+                groups_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                groups_names_items.append(groups_names_item)
+            request.groups_names = groups_names_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -173,12 +165,6 @@ def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray) 
         groups_names_items = request.groups_names
         if groups_names_items is None:
                 raise EncodeError("field groups_names is null, which DeleteGroupsRequest version 2 does not allow (never nullable)")
-        elif len(groups_names_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_names_items) + 1)
-            for groups_names_item in groups_names_items:
-                if groups_names_item is None:
-                    raise EncodeError("null element in array groups_names")
-                _w.write_compact_string(out, groups_names_item)
         else:
             _w.write_count(out, len(groups_names_items), True)
             for groups_names_item in groups_names_items:

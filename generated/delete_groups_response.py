@@ -181,20 +181,9 @@ def _read_DeletableGroupResult_v2(buf: bytes, pos: int) -> tuple[DeletableGroupR
     result = blank_instance(DeletableGroupResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            result.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                result.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                result.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        result.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
         pos += 2
@@ -215,12 +204,7 @@ def _write_DeletableGroupResult_v2(result: DeletableGroupResult, out: bytearray)
         field = "group_id"
         if result.group_id is None:
             raise EncodeError("field group_id is null, which DeletableGroupResult version 2 does not allow (never nullable)")
-        group_id_utf8 = result.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, result.group_id)
+        _w.write_compact_string(out, result.group_id)
         field = "error_code"
         out += _pack_DeletableGroupResult_error_code(result.error_code)
         field = "(tagged fields)"
@@ -261,21 +245,9 @@ def _read_DeleteGroupsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: KeyedList[DeletableGroupResult] = KeyedList()
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DeletableGroupResult)
-                    field = "group_id"
-                    results_item.group_id, pos = _w.read_string_nn(buf, pos)
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
-                    pos += 2
-                    results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
+            for index in range(results_n):
+                results_item, pos = _read_DeletableGroupResult_v0_1(buf, pos)
                 results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -320,58 +292,23 @@ def _read_DeleteGroupsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRes
     response = blank_instance(DeleteGroupsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteGroupsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: KeyedList[DeletableGroupResult] = KeyedList()
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(DeletableGroupResult)
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            results_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                results_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                results_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "error_code"
-                        (results_item.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: KeyedList[DeletableGroupResult] = KeyedList()
+            for index in range(results_n):
+                results_item, pos = _read_DeletableGroupResult_v2(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -392,10 +329,6 @@ def _write_DeleteGroupsResponse_v2(response: DeleteGroupsResponse, out: bytearra
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which DeleteGroupsResponse version 2 does not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_DeletableGroupResult_v2(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:

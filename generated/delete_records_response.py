@@ -357,48 +357,31 @@ def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecor
     size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            result.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                result.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                result.name, pos = _w.read_compact_string_nn(buf, pos)
+        result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 15
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
+                for partitions_row in _rows_DeleteRecordsPartitionResult_v2(partitions_rows):
+                    partitions_item = blank_instance(DeleteRecordsPartitionResult)
+                    partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 15
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
-                    for partitions_row in _rows_DeleteRecordsPartitionResult_v2(partitions_rows):
-                        partitions_item = blank_instance(DeleteRecordsPartitionResult)
-                        partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_DeleteRecordsPartitionResult_v2(buf, pos)
-                        partitions_items.append(partitions_item)
-                result.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_DeleteRecordsPartitionResult_v2(buf, pos)
+                    partitions_items.append(partitions_item)
+            result.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -416,20 +399,11 @@ def _write_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult, out: by
         field = "name"
         if result.name is None:
             raise EncodeError("field name is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
-        name_utf8 = result.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, result.name)
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_DeleteRecordsPartitionResult_v2(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -466,7 +440,6 @@ def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecord
     response = blank_instance(DeleteRecordsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteRecordsResponse_throttle_time_ms(buf, pos)
@@ -480,42 +453,9 @@ def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecord
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(DeleteRecordsTopicResult)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 14
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 14:
-                            for partitions_row in _rows_DeleteRecordsPartitionResult_v0_1(partitions_rows):
-                                partitions_item = blank_instance(DeleteRecordsPartitionResult)
-                                partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_DeleteRecordsPartitionResult_v0_1(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_DeleteRecordsTopicResult_v0_1(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -560,86 +500,23 @@ def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsR
     response = blank_instance(DeleteRecordsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteRecordsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DeleteRecordsTopicResult)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 15
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
-                                    for partitions_row in _rows_DeleteRecordsPartitionResult_v2(partitions_rows):
-                                        partitions_item = blank_instance(DeleteRecordsPartitionResult)
-                                        partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_DeleteRecordsPartitionResult_v2(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_DeleteRecordsTopicResult_v2(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -660,10 +537,6 @@ def _write_DeleteRecordsResponse_v2(response: DeleteRecordsResponse, out: bytear
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DeleteRecordsResponse version 2 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DeleteRecordsTopicResult_v2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -173,40 +173,16 @@ def _read_DeleteShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple
     topic = blank_instance(DeleteShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            topic.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                topic.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "error_code"
         (topic.error_code,) = _unpack_DeleteShareGroupOffsetsResponseTopic_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            topic.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            topic.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                topic.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                topic.error_message, pos = _w.read_compact_string(buf, pos)
+        topic.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -224,12 +200,7 @@ def _write_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffset
         field = "topic_name"
         if topic.topic_name is None:
             raise EncodeError("field topic_name is null, which DeleteShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        topic_name_utf8 = topic.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, topic.topic_name)
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "error_code"
@@ -263,90 +234,25 @@ def _read_DeleteShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Dele
     response = blank_instance(DeleteShareGroupOffsetsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DeleteShareGroupOffsetsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
-        responses_n = buf[pos] - 1
-        if responses_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
+            raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                responses_n, pos = _w.read_count(buf, pos, True)
-            if responses_n < 0:
-                raise DecodeError("non-nullable field responses was null", offset=pos)
-            elif responses_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                responses_items: list[DeleteShareGroupOffsetsResponseTopic] = []
-                for responses_index in range(responses_n):
-                    try:
-                        responses_item = blank_instance(DeleteShareGroupOffsetsResponseTopic)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            responses_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                responses_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                responses_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "error_code"
-                        (responses_item.error_code,) = _unpack_DeleteShareGroupOffsetsResponseTopic_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            responses_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            responses_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            responses_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "responses[]", responses_index
-                        raise failure from None
-                    responses_items.append(responses_item)
-                field, index = "responses[]", responses_index  # as the last call would have left them
-                response.responses = responses_items
+            responses_items: list[DeleteShareGroupOffsetsResponseTopic] = []
+            for index in range(responses_n):
+                responses_item, pos = _read_DeleteShareGroupOffsetsResponseTopic_v0(buf, pos)
+                responses_items.append(responses_item)
+            response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -369,10 +275,6 @@ def _write_DeleteShareGroupOffsetsResponse_v0(response: DeleteShareGroupOffsetsR
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which DeleteShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_DeleteShareGroupOffsetsResponseTopic_v0(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
             for responses_item in responses_items:

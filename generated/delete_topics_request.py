@@ -150,23 +150,9 @@ def _read_DeleteTopicState_v6(buf: bytes, pos: int) -> tuple[DeleteTopicState, i
     state = blank_instance(DeleteTopicState)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            state.name = ""
-            pos += 1
-        elif name_n == 0:  # null
-            state.name = None
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                state.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                state.name, pos = _w.read_compact_string(buf, pos)
+        state.name, pos = _w.read_compact_string(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "(tagged fields)"
@@ -277,28 +263,20 @@ def _read_DeleteTopicsRequest_v4_5(buf: bytes, pos: int) -> tuple[DeleteTopicsRe
     request = blank_instance(DeleteTopicsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_names"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_names_n = buf[pos] - 1
-        if topic_names_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_names_n, pos = _w.read_count(buf, pos, True)
+        if topic_names_n < 0:
+            raise DecodeError("non-nullable field topic_names was null", offset=pos)
+        elif topic_names_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_names_n < 0x7F and topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_names_n, pos = _w.read_count(buf, pos, True)
-            if topic_names_n < 0:
-                raise DecodeError("non-nullable field topic_names was null", offset=pos)
-            elif topic_names_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_names_items: list[str] = []
-                for index in range(topic_names_n):
-                    topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                    topic_names_items.append(topic_names_item)
-                request.topic_names = topic_names_items
+            topic_names_items: list[str] = []
+            for index in range(topic_names_n):
+                topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                topic_names_items.append(topic_names_item)
+            request.topic_names = topic_names_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteTopicsRequest_timeout_ms(buf, pos)
         pos += 4
@@ -322,12 +300,6 @@ def _write_DeleteTopicsRequest_v4_5(request: DeleteTopicsRequest, out: bytearray
         topic_names_items = request.topic_names
         if topic_names_items is None:
                 raise EncodeError("field topic_names is null, which DeleteTopicsRequest versions 4-5 do not allow (never nullable)")
-        elif len(topic_names_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_names_items) + 1)
-            for topic_names_item in topic_names_items:
-                if topic_names_item is None:
-                    raise EncodeError("null element in array topic_names")
-                _w.write_compact_string(out, topic_names_item)
         else:
             _w.write_count(out, len(topic_names_items), True)
             for topic_names_item in topic_names_items:
@@ -367,57 +339,20 @@ def _read_DeleteTopicsRequest_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRequ
     request = blank_instance(DeleteTopicsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[DeleteTopicState] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DeleteTopicState)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        elif name_n == 0:  # null
-                            topics_item.name = None
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string(buf, pos)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[DeleteTopicState] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_DeleteTopicState_v6(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteTopicsRequest_timeout_ms(buf, pos)
         pos += 4
@@ -439,10 +374,6 @@ def _write_DeleteTopicsRequest_v6(request: DeleteTopicsRequest, out: bytearray) 
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DeleteTopicsRequest version 6 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DeleteTopicState_v6(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -202,20 +202,9 @@ def _read_DeletableTopicResult_v4(buf: bytes, pos: int) -> tuple[DeletableTopicR
     result.error_message = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            result.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                result.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                result.name, pos = _w.read_compact_string_nn(buf, pos)
+        result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
         pos += 2
@@ -236,12 +225,7 @@ def _write_DeletableTopicResult_v4(result: DeletableTopicResult, out: bytearray)
         field = "name"
         if result.name is None:
             raise EncodeError("field name is null, which DeletableTopicResult version 4 does not allow (nullable in versions 6+)")
-        name_utf8 = result.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, result.name)
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
         field = "(tagged fields)"
@@ -270,38 +254,14 @@ def _read_DeletableTopicResult_v5(buf: bytes, pos: int) -> tuple[DeletableTopicR
     result.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            result.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                result.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                result.name, pos = _w.read_compact_string_nn(buf, pos)
+        result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -319,12 +279,7 @@ def _write_DeletableTopicResult_v5(result: DeletableTopicResult, out: bytearray)
         field = "name"
         if result.name is None:
             raise EncodeError("field name is null, which DeletableTopicResult version 5 does not allow (nullable in versions 6+)")
-        name_utf8 = result.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, result.name)
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -355,43 +310,16 @@ def _read_DeletableTopicResult_v6(buf: bytes, pos: int) -> tuple[DeletableTopicR
     result = blank_instance(DeletableTopicResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            result.name = ""
-            pos += 1
-        elif name_n == 0:  # null
-            result.name = None
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                result.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                result.name, pos = _w.read_compact_string(buf, pos)
+        result.name, pos = _w.read_compact_string(buf, pos)
         field = "topic_id"
         result.topic_id, pos = _w.read_uuid(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -452,23 +380,9 @@ def _read_DeleteTopicsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(DeletableTopicResult)
-                    responses_item.topic_id = _ZERO_UUID
-                    responses_item.error_message = None
-                    field = "name"
-                    responses_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "error_code"
-                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
-                    pos += 2
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_DeletableTopicResult_v0_3(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -524,23 +438,9 @@ def _read_DeleteTopicsResponse_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(DeletableTopicResult)
-                    responses_item.topic_id = _ZERO_UUID
-                    responses_item.error_message = None
-                    field = "name"
-                    responses_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "error_code"
-                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
-                    pos += 2
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_DeletableTopicResult_v0_3(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -585,60 +485,23 @@ def _read_DeleteTopicsResponse_v4(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
     response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteTopicsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
-        responses_n = buf[pos] - 1
-        if responses_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
+            raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                responses_n, pos = _w.read_count(buf, pos, True)
-            if responses_n < 0:
-                raise DecodeError("non-nullable field responses was null", offset=pos)
-            elif responses_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-                for responses_index in range(responses_n):
-                    try:
-                        responses_item = blank_instance(DeletableTopicResult)
-                        responses_item.topic_id = _ZERO_UUID
-                        responses_item.error_message = None
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            responses_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                responses_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "error_code"
-                        (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            responses_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "responses[]", responses_index
-                        raise failure from None
-                    responses_items.append(responses_item)
-                field, index = "responses[]", responses_index  # as the last call would have left them
-                response.responses = responses_items
+            responses_items: KeyedList[DeletableTopicResult] = KeyedList()
+            for index in range(responses_n):
+                responses_item, pos = _read_DeletableTopicResult_v4(buf, pos)
+                responses_items.append(responses_item)
+            response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -659,10 +522,6 @@ def _write_DeleteTopicsResponse_v4(response: DeleteTopicsResponse, out: bytearra
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which DeleteTopicsResponse version 4 does not allow (never nullable)")
-        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v4(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
             for responses_item in responses_items:
@@ -698,74 +557,23 @@ def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
     response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteTopicsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
-        responses_n = buf[pos] - 1
-        if responses_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
+            raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                responses_n, pos = _w.read_count(buf, pos, True)
-            if responses_n < 0:
-                raise DecodeError("non-nullable field responses was null", offset=pos)
-            elif responses_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-                for responses_index in range(responses_n):
-                    try:
-                        responses_item = blank_instance(DeletableTopicResult)
-                        responses_item.topic_id = _ZERO_UUID
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            responses_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                responses_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "error_code"
-                        (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            responses_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            responses_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            responses_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "responses[]", responses_index
-                        raise failure from None
-                    responses_items.append(responses_item)
-                field, index = "responses[]", responses_index  # as the last call would have left them
-                response.responses = responses_items
+            responses_items: KeyedList[DeletableTopicResult] = KeyedList()
+            for index in range(responses_n):
+                responses_item, pos = _read_DeletableTopicResult_v5(buf, pos)
+                responses_items.append(responses_item)
+            response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -786,10 +594,6 @@ def _write_DeleteTopicsResponse_v5(response: DeleteTopicsResponse, out: bytearra
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which DeleteTopicsResponse version 5 does not allow (never nullable)")
-        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v5(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
             for responses_item in responses_items:
@@ -825,78 +629,23 @@ def _read_DeleteTopicsResponse_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
     response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteTopicsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
-        responses_n = buf[pos] - 1
-        if responses_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
+            raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                responses_n, pos = _w.read_count(buf, pos, True)
-            if responses_n < 0:
-                raise DecodeError("non-nullable field responses was null", offset=pos)
-            elif responses_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-                for responses_index in range(responses_n):
-                    try:
-                        responses_item = blank_instance(DeletableTopicResult)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            responses_item.name = ""
-                            pos += 1
-                        elif name_n == 0:  # null
-                            responses_item.name = None
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                responses_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                responses_item.name, pos = _w.read_compact_string(buf, pos)
-                        field = "topic_id"
-                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "error_code"
-                        (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            responses_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            responses_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            responses_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "responses[]", responses_index
-                        raise failure from None
-                    responses_items.append(responses_item)
-                field, index = "responses[]", responses_index  # as the last call would have left them
-                response.responses = responses_items
+            responses_items: KeyedList[DeletableTopicResult] = KeyedList()
+            for index in range(responses_n):
+                responses_item, pos = _read_DeletableTopicResult_v6(buf, pos)
+                responses_items.append(responses_item)
+            response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -917,10 +666,6 @@ def _write_DeleteTopicsResponse_v6(response: DeleteTopicsResponse, out: bytearra
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which DeleteTopicsResponse version 6 does not allow (never nullable)")
-        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v6(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
             for responses_item in responses_items:

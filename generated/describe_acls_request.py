@@ -240,59 +240,19 @@ def _read_DescribeAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsRe
     request = blank_instance(DescribeAclsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resource_type_filter"
         (request.resource_type_filter,) = _unpack_DescribeAclsRequest_resource_type_filter(buf, pos)
         pos += 1
         field = "resource_name_filter"
-        resource_name_filter_n = buf[pos]  # the length + 1
-        if resource_name_filter_n == 1:  # the empty string
-            request.resource_name_filter = ""
-            pos += 1
-        elif resource_name_filter_n == 0:  # null
-            request.resource_name_filter = None
-            pos += 1
-        else:
-            resource_name_filter_end = pos + resource_name_filter_n
-            if 0 < resource_name_filter_n < 0x80 and resource_name_filter_end <= size:  # the usual case: a short string
-                request.resource_name_filter = buf[pos + 1:resource_name_filter_end].decode()
-                pos = resource_name_filter_end
-            else:
-                request.resource_name_filter, pos = _w.read_compact_string(buf, pos)
+        request.resource_name_filter, pos = _w.read_compact_string(buf, pos)
         field = "pattern_type_filter"
         (request.pattern_type_filter,) = _unpack_DescribeAclsRequest_pattern_type_filter(buf, pos)
         pos += 1
         field = "principal_filter"
-        principal_filter_n = buf[pos]  # the length + 1
-        if principal_filter_n == 1:  # the empty string
-            request.principal_filter = ""
-            pos += 1
-        elif principal_filter_n == 0:  # null
-            request.principal_filter = None
-            pos += 1
-        else:
-            principal_filter_end = pos + principal_filter_n
-            if 0 < principal_filter_n < 0x80 and principal_filter_end <= size:  # the usual case: a short string
-                request.principal_filter = buf[pos + 1:principal_filter_end].decode()
-                pos = principal_filter_end
-            else:
-                request.principal_filter, pos = _w.read_compact_string(buf, pos)
+        request.principal_filter, pos = _w.read_compact_string(buf, pos)
         field = "host_filter"
-        host_filter_n = buf[pos]  # the length + 1
-        if host_filter_n == 1:  # the empty string
-            request.host_filter = ""
-            pos += 1
-        elif host_filter_n == 0:  # null
-            request.host_filter = None
-            pos += 1
-        else:
-            host_filter_end = pos + host_filter_n
-            if 0 < host_filter_n < 0x80 and host_filter_end <= size:  # the usual case: a short string
-                request.host_filter = buf[pos + 1:host_filter_end].decode()
-                pos = host_filter_end
-            else:
-                request.host_filter, pos = _w.read_compact_string(buf, pos)
+        request.host_filter, pos = _w.read_compact_string(buf, pos)
         field = "operation, permission_type"
         request.operation, request.permission_type = _unpack_DescribeAclsRequest_operation_permission_type(buf, pos)
         pos += 2

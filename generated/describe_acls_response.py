@@ -285,32 +285,11 @@ def _read_AclDescription_v2_3(buf: bytes, pos: int) -> tuple[AclDescription, int
     description = blank_instance(AclDescription)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "principal"
-        principal_n = buf[pos]  # the length + 1
-        if principal_n == 1:  # the empty string
-            description.principal = ""
-            pos += 1
-        else:
-            principal_end = pos + principal_n
-            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
-                description.principal = buf[pos + 1:principal_end].decode()
-                pos = principal_end
-            else:
-                description.principal, pos = _w.read_compact_string_nn(buf, pos)
+        description.principal, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            description.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                description.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                description.host, pos = _w.read_compact_string_nn(buf, pos)
+        description.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "operation, permission_type"
         description.operation, description.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
         pos += 2
@@ -331,21 +310,11 @@ def _write_AclDescription_v2_3(description: AclDescription, out: bytearray) -> N
         field = "principal"
         if description.principal is None:
             raise EncodeError("field principal is null, which AclDescription versions 2-3 do not allow (never nullable)")
-        principal_utf8 = description.principal.encode()
-        if len(principal_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_utf8) + 1)
-            out += principal_utf8
-        else:
-            _w.write_compact_string(out, description.principal)
+        _w.write_compact_string(out, description.principal)
         field = "host"
         if description.host is None:
             raise EncodeError("field host is null, which AclDescription versions 2-3 do not allow (never nullable)")
-        host_utf8 = description.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, description.host)
+        _w.write_compact_string(out, description.host)
         field = "operation, permission_type"
         out += _pack_AclDescription_operation_permission_type(description.operation, description.permission_type)
         field = "(tagged fields)"
@@ -390,23 +359,9 @@ def _read_DescribeAclsResource_v0(buf: bytes, pos: int) -> tuple[DescribeAclsRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             acls_items: list[AclDescription] = []
-            for acls_index in range(acls_n):
-                try:
-                    acls_item = blank_instance(AclDescription)
-                    field = "principal"
-                    acls_item.principal, pos = _w.read_string_nn(buf, pos)
-                    field = "host"
-                    acls_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "operation, permission_type"
-                    acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
-                    pos += 2
-                    acls_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "acls[]", acls_index
-                    raise failure from None
+            for index in range(acls_n):
+                acls_item, pos = _read_AclDescription_v0_1(buf, pos)
                 acls_items.append(acls_item)
-            field, index = "acls[]", acls_index  # as the last call would have left them
             resource.acls = acls_items
         resource.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -476,23 +431,9 @@ def _read_DescribeAclsResource_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             acls_items: list[AclDescription] = []
-            for acls_index in range(acls_n):
-                try:
-                    acls_item = blank_instance(AclDescription)
-                    field = "principal"
-                    acls_item.principal, pos = _w.read_string_nn(buf, pos)
-                    field = "host"
-                    acls_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "operation, permission_type"
-                    acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
-                    pos += 2
-                    acls_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "acls[]", acls_index
-                    raise failure from None
+            for index in range(acls_n):
+                acls_item, pos = _read_AclDescription_v0_1(buf, pos)
                 acls_items.append(acls_item)
-            field, index = "acls[]", acls_index  # as the last call would have left them
             resource.acls = acls_items
         resource.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -544,85 +485,28 @@ def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
     resource = blank_instance(DescribeAclsResource)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resource_type"
         (resource.resource_type,) = _unpack_DescribeAclsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_n = buf[pos]  # the length + 1
-        if resource_name_n == 1:  # the empty string
-            resource.resource_name = ""
-            pos += 1
-        else:
-            resource_name_end = pos + resource_name_n
-            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                resource.resource_name = buf[pos + 1:resource_name_end].decode()
-                pos = resource_name_end
-            else:
-                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+        resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "pattern_type"
         (resource.pattern_type,) = _unpack_DescribeAclsResource_pattern_type(buf, pos)
         pos += 1
         field = "acls[]"
         index = -1  # no element yet: an error in the count names the array itself
-        acls_n = buf[pos] - 1
-        if acls_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        acls_n, pos = _w.read_count(buf, pos, True)
+        if acls_n < 0:
+            raise DecodeError("non-nullable field acls was null", offset=pos)
+        elif acls_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if acls_n < 0x7F and acls_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                acls_n, pos = _w.read_count(buf, pos, True)
-            if acls_n < 0:
-                raise DecodeError("non-nullable field acls was null", offset=pos)
-            elif acls_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                acls_items: list[AclDescription] = []
-                for acls_index in range(acls_n):
-                    try:
-                        acls_item = blank_instance(AclDescription)
-                        field = "principal"
-                        principal_n = buf[pos]  # the length + 1
-                        if principal_n == 1:  # the empty string
-                            acls_item.principal = ""
-                            pos += 1
-                        else:
-                            principal_end = pos + principal_n
-                            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
-                                acls_item.principal = buf[pos + 1:principal_end].decode()
-                                pos = principal_end
-                            else:
-                                acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            acls_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                acls_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "operation, permission_type"
-                        acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            acls_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "acls[]", acls_index
-                        raise failure from None
-                    acls_items.append(acls_item)
-                field, index = "acls[]", acls_index  # as the last call would have left them
-                resource.acls = acls_items
+            acls_items: list[AclDescription] = []
+            for index in range(acls_n):
+                acls_item, pos = _read_AclDescription_v2_3(buf, pos)
+                acls_items.append(acls_item)
+            resource.acls = acls_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -642,22 +526,13 @@ def _write_DescribeAclsResource_v2_3(resource: DescribeAclsResource, out: bytear
         field = "resource_name"
         if resource.resource_name is None:
             raise EncodeError("field resource_name is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
-        resource_name_utf8 = resource.resource_name.encode()
-        if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(resource_name_utf8) + 1)
-            out += resource_name_utf8
-        else:
-            _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, resource.resource_name)
         field = "pattern_type"
         out += _pack_DescribeAclsResource_pattern_type(resource.pattern_type)
         field = "acls[]"
         acls_items = resource.acls
         if acls_items is None:
                 raise EncodeError("field acls is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
-        elif len(acls_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(acls_items) + 1)
-            for acls_item in acls_items:
-                _write_AclDescription_v2_3(acls_item, out)
         else:
             _w.write_count(out, len(acls_items), True)
             for acls_item in acls_items:
@@ -709,49 +584,9 @@ def _read_DescribeAclsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeAclsRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: list[DescribeAclsResource] = []
-            for resources_index in range(resources_n):
-                try:
-                    resources_item = blank_instance(DescribeAclsResource)
-                    resources_item.pattern_type = 3
-                    field = "resource_type"
-                    (resources_item.resource_type,) = _unpack_DescribeAclsResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "acls[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    acls_n, pos = _w.read_count(buf, pos, False)
-                    if acls_n < 0:
-                        raise DecodeError("non-nullable field acls was null", offset=pos)
-                    elif acls_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        acls_items: list[AclDescription] = []
-                        for acls_index in range(acls_n):
-                            try:
-                                acls_item = blank_instance(AclDescription)
-                                field = "principal"
-                                acls_item.principal, pos = _w.read_string_nn(buf, pos)
-                                field = "host"
-                                acls_item.host, pos = _w.read_string_nn(buf, pos)
-                                field = "operation, permission_type"
-                                acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
-                                pos += 2
-                                acls_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "acls[]", acls_index
-                                raise failure from None
-                            acls_items.append(acls_item)
-                        field, index = "acls[]", acls_index  # as the last call would have left them
-                        resources_item.acls = acls_items
-                    resources_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "resources[]", resources_index
-                    raise failure from None
+            for index in range(resources_n):
+                resources_item, pos = _read_DescribeAclsResource_v0(buf, pos)
                 resources_items.append(resources_item)
-            field, index = "resources[]", resources_index  # as the last call would have left them
             response.resources = resources_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -814,51 +649,9 @@ def _read_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: list[DescribeAclsResource] = []
-            for resources_index in range(resources_n):
-                try:
-                    resources_item = blank_instance(DescribeAclsResource)
-                    field = "resource_type"
-                    (resources_item.resource_type,) = _unpack_DescribeAclsResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "pattern_type"
-                    (resources_item.pattern_type,) = _unpack_DescribeAclsResource_pattern_type(buf, pos)
-                    pos += 1
-                    field = "acls[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    acls_n, pos = _w.read_count(buf, pos, False)
-                    if acls_n < 0:
-                        raise DecodeError("non-nullable field acls was null", offset=pos)
-                    elif acls_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        acls_items: list[AclDescription] = []
-                        for acls_index in range(acls_n):
-                            try:
-                                acls_item = blank_instance(AclDescription)
-                                field = "principal"
-                                acls_item.principal, pos = _w.read_string_nn(buf, pos)
-                                field = "host"
-                                acls_item.host, pos = _w.read_string_nn(buf, pos)
-                                field = "operation, permission_type"
-                                acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
-                                pos += 2
-                                acls_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "acls[]", acls_index
-                                raise failure from None
-                            acls_items.append(acls_item)
-                        field, index = "acls[]", acls_index  # as the last call would have left them
-                        resources_item.acls = acls_items
-                    resources_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "resources[]", resources_index
-                    raise failure from None
+            for index in range(resources_n):
+                resources_item, pos = _read_DescribeAclsResource_v1(buf, pos)
                 resources_items.append(resources_item)
-            field, index = "resources[]", resources_index  # as the last call would have left them
             response.resources = resources_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -906,135 +699,25 @@ def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
     response = blank_instance(DescribeAclsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeAclsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "resources[]"
         index = -1  # no element yet: an error in the count names the array itself
-        resources_n = buf[pos] - 1
-        if resources_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        resources_n, pos = _w.read_count(buf, pos, True)
+        if resources_n < 0:
+            raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if resources_n < 0x7F and resources_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                resources_n, pos = _w.read_count(buf, pos, True)
-            if resources_n < 0:
-                raise DecodeError("non-nullable field resources was null", offset=pos)
-            elif resources_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                resources_items: list[DescribeAclsResource] = []
-                for resources_index in range(resources_n):
-                    try:
-                        resources_item = blank_instance(DescribeAclsResource)
-                        field = "resource_type"
-                        (resources_item.resource_type,) = _unpack_DescribeAclsResource_resource_type(buf, pos)
-                        pos += 1
-                        field = "resource_name"
-                        resource_name_n = buf[pos]  # the length + 1
-                        if resource_name_n == 1:  # the empty string
-                            resources_item.resource_name = ""
-                            pos += 1
-                        else:
-                            resource_name_end = pos + resource_name_n
-                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                pos = resource_name_end
-                            else:
-                                resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "pattern_type"
-                        (resources_item.pattern_type,) = _unpack_DescribeAclsResource_pattern_type(buf, pos)
-                        pos += 1
-                        field = "acls[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        acls_n = buf[pos] - 1
-                        if acls_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if acls_n < 0x7F and acls_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                acls_n, pos = _w.read_count(buf, pos, True)
-                            if acls_n < 0:
-                                raise DecodeError("non-nullable field acls was null", offset=pos)
-                            elif acls_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                acls_items: list[AclDescription] = []
-                                for acls_index in range(acls_n):
-                                    try:
-                                        acls_item = blank_instance(AclDescription)
-                                        field = "principal"
-                                        principal_n = buf[pos]  # the length + 1
-                                        if principal_n == 1:  # the empty string
-                                            acls_item.principal = ""
-                                            pos += 1
-                                        else:
-                                            principal_end = pos + principal_n
-                                            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
-                                                acls_item.principal = buf[pos + 1:principal_end].decode()
-                                                pos = principal_end
-                                            else:
-                                                acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "host"
-                                        host_n = buf[pos]  # the length + 1
-                                        if host_n == 1:  # the empty string
-                                            acls_item.host = ""
-                                            pos += 1
-                                        else:
-                                            host_end = pos + host_n
-                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                                acls_item.host = buf[pos + 1:host_end].decode()
-                                                pos = host_end
-                                            else:
-                                                acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "operation, permission_type"
-                                        acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
-                                        pos += 2
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            acls_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "acls[]", acls_index
-                                        raise failure from None
-                                    acls_items.append(acls_item)
-                                field, index = "acls[]", acls_index  # as the last call would have left them
-                                resources_item.acls = acls_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            resources_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "resources[]", resources_index
-                        raise failure from None
-                    resources_items.append(resources_item)
-                field, index = "resources[]", resources_index  # as the last call would have left them
-                response.resources = resources_items
+            resources_items: list[DescribeAclsResource] = []
+            for index in range(resources_n):
+                resources_item, pos = _read_DescribeAclsResource_v2_3(buf, pos)
+                resources_items.append(resources_item)
+            response.resources = resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1057,10 +740,6 @@ def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytear
         resources_items = response.resources
         if resources_items is None:
                 raise EncodeError("field resources is null, which DescribeAclsResponse versions 2-3 do not allow (never nullable)")
-        elif len(resources_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(resources_items) + 1)
-            for resources_item in resources_items:
-                _write_DescribeAclsResource_v2_3(resources_item, out)
         else:
             _w.write_count(out, len(resources_items), True)
             for resources_item in resources_items:

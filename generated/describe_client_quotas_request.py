@@ -195,38 +195,14 @@ def _read_ComponentData_v1(buf: bytes, pos: int) -> tuple[ComponentData, int]:
     data = blank_instance(ComponentData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "entity_type"
-        entity_type_n = buf[pos]  # the length + 1
-        if entity_type_n == 1:  # the empty string
-            data.entity_type = ""
-            pos += 1
-        else:
-            entity_type_end = pos + entity_type_n
-            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
-                data.entity_type = buf[pos + 1:entity_type_end].decode()
-                pos = entity_type_end
-            else:
-                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+        data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "match_type"
         (data.match_type,) = _unpack_ComponentData_match_type(buf, pos)
         pos += 1
         field = "match"
-        match_n = buf[pos]  # the length + 1
-        if match_n == 1:  # the empty string
-            data.match = ""
-            pos += 1
-        elif match_n == 0:  # null
-            data.match = None
-            pos += 1
-        else:
-            match_end = pos + match_n
-            if 0 < match_n < 0x80 and match_end <= size:  # the usual case: a short string
-                data.match = buf[pos + 1:match_end].decode()
-                pos = match_end
-            else:
-                data.match, pos = _w.read_compact_string(buf, pos)
+        data.match, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -244,12 +220,7 @@ def _write_ComponentData_v1(data: ComponentData, out: bytearray) -> None:
         field = "entity_type"
         if data.entity_type is None:
             raise EncodeError("field entity_type is null, which ComponentData version 1 does not allow (never nullable)")
-        entity_type_utf8 = data.entity_type.encode()
-        if len(entity_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(entity_type_utf8) + 1)
-            out += entity_type_utf8
-        else:
-            _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, data.entity_type)
         field = "match_type"
         out += _pack_ComponentData_match_type(data.match_type)
         field = "match"
@@ -290,23 +261,9 @@ def _read_DescribeClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[Describe
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             components_items: list[ComponentData] = []
-            for components_index in range(components_n):
-                try:
-                    components_item = blank_instance(ComponentData)
-                    field = "entity_type"
-                    components_item.entity_type, pos = _w.read_string_nn(buf, pos)
-                    field = "match_type"
-                    (components_item.match_type,) = _unpack_ComponentData_match_type(buf, pos)
-                    pos += 1
-                    field = "match"
-                    components_item.match, pos = _w.read_string(buf, pos)
-                    components_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "components[]", components_index
-                    raise failure from None
+            for index in range(components_n):
+                components_item, pos = _read_ComponentData_v0(buf, pos)
                 components_items.append(components_item)
-            field, index = "components[]", components_index  # as the last call would have left them
             request.components = components_items
         field = "strict"
         (request.strict,) = _unpack_DescribeClientQuotasRequest_strict(buf, pos)
@@ -354,70 +311,20 @@ def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[Describe
     request = blank_instance(DescribeClientQuotasRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "components[]"
         index = -1  # no element yet: an error in the count names the array itself
-        components_n = buf[pos] - 1
-        if components_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        components_n, pos = _w.read_count(buf, pos, True)
+        if components_n < 0:
+            raise DecodeError("non-nullable field components was null", offset=pos)
+        elif components_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if components_n < 0x7F and components_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                components_n, pos = _w.read_count(buf, pos, True)
-            if components_n < 0:
-                raise DecodeError("non-nullable field components was null", offset=pos)
-            elif components_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                components_items: list[ComponentData] = []
-                for components_index in range(components_n):
-                    try:
-                        components_item = blank_instance(ComponentData)
-                        field = "entity_type"
-                        entity_type_n = buf[pos]  # the length + 1
-                        if entity_type_n == 1:  # the empty string
-                            components_item.entity_type = ""
-                            pos += 1
-                        else:
-                            entity_type_end = pos + entity_type_n
-                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                components_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                pos = entity_type_end
-                            else:
-                                components_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "match_type"
-                        (components_item.match_type,) = _unpack_ComponentData_match_type(buf, pos)
-                        pos += 1
-                        field = "match"
-                        match_n = buf[pos]  # the length + 1
-                        if match_n == 1:  # the empty string
-                            components_item.match = ""
-                            pos += 1
-                        elif match_n == 0:  # null
-                            components_item.match = None
-                            pos += 1
-                        else:
-                            match_end = pos + match_n
-                            if 0 < match_n < 0x80 and match_end <= size:  # the usual case: a short string
-                                components_item.match = buf[pos + 1:match_end].decode()
-                                pos = match_end
-                            else:
-                                components_item.match, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            components_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            components_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "components[]", components_index
-                        raise failure from None
-                    components_items.append(components_item)
-                field, index = "components[]", components_index  # as the last call would have left them
-                request.components = components_items
+            components_items: list[ComponentData] = []
+            for index in range(components_n):
+                components_item, pos = _read_ComponentData_v1(buf, pos)
+                components_items.append(components_item)
+            request.components = components_items
         field = "strict"
         (request.strict,) = _unpack_DescribeClientQuotasRequest_strict(buf, pos)
         pos += 1
@@ -439,10 +346,6 @@ def _write_DescribeClientQuotasRequest_v1(request: DescribeClientQuotasRequest, 
         components_items = request.components
         if components_items is None:
                 raise EncodeError("field components is null, which DescribeClientQuotasRequest version 1 does not allow (never nullable)")
-        elif len(components_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(components_items) + 1)
-            for components_item in components_items:
-                _write_ComponentData_v1(components_item, out)
         else:
             _w.write_count(out, len(components_items), True)
             for components_item in components_items:

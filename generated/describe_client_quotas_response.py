@@ -299,35 +299,11 @@ def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
     data = blank_instance(EntityData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "entity_type"
-        entity_type_n = buf[pos]  # the length + 1
-        if entity_type_n == 1:  # the empty string
-            data.entity_type = ""
-            pos += 1
-        else:
-            entity_type_end = pos + entity_type_n
-            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
-                data.entity_type = buf[pos + 1:entity_type_end].decode()
-                pos = entity_type_end
-            else:
-                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+        data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
-        entity_name_n = buf[pos]  # the length + 1
-        if entity_name_n == 1:  # the empty string
-            data.entity_name = ""
-            pos += 1
-        elif entity_name_n == 0:  # null
-            data.entity_name = None
-            pos += 1
-        else:
-            entity_name_end = pos + entity_name_n
-            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
-                data.entity_name = buf[pos + 1:entity_name_end].decode()
-                pos = entity_name_end
-            else:
-                data.entity_name, pos = _w.read_compact_string(buf, pos)
+        data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -345,12 +321,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
         field = "entity_type"
         if data.entity_type is None:
             raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
-        entity_type_utf8 = data.entity_type.encode()
-        if len(entity_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(entity_type_utf8) + 1)
-            out += entity_type_utf8
-        else:
-            _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, data.entity_type)
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
@@ -418,20 +389,9 @@ def _read_ValueData_v1(buf: bytes, pos: int) -> tuple[ValueData, int]:
     data = blank_instance(ValueData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "key"
-        key_n = buf[pos]  # the length + 1
-        if key_n == 1:  # the empty string
-            data.key = ""
-            pos += 1
-        else:
-            key_end = pos + key_n
-            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                data.key = buf[pos + 1:key_end].decode()
-                pos = key_end
-            else:
-                data.key, pos = _w.read_compact_string_nn(buf, pos)
+        data.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         (data.value,) = _unpack_ValueData_value(buf, pos)
         pos += 8
@@ -452,12 +412,7 @@ def _write_ValueData_v1(data: ValueData, out: bytearray) -> None:
         field = "key"
         if data.key is None:
             raise EncodeError("field key is null, which ValueData version 1 does not allow (never nullable)")
-        key_utf8 = data.key.encode()
-        if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(key_utf8) + 1)
-            out += key_utf8
-        else:
-            _w.write_compact_string(out, data.key)
+        _w.write_compact_string(out, data.key)
         field = "value"
         out += _pack_ValueData_value(data.value)
         field = "(tagged fields)"
@@ -495,20 +450,9 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entity_items: list[EntityData] = []
-            for entity_index in range(entity_n):
-                try:
-                    entity_item = blank_instance(EntityData)
-                    field = "entity_type"
-                    entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
-                    field = "entity_name"
-                    entity_item.entity_name, pos = _w.read_string(buf, pos)
-                    entity_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entity[]", entity_index
-                    raise failure from None
+            for index in range(entity_n):
+                entity_item, pos = _read_EntityData_v0(buf, pos)
                 entity_items.append(entity_item)
-            field, index = "entity[]", entity_index  # as the last call would have left them
             data.entity = entity_items
         field = "values[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -519,21 +463,9 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             values_items: list[ValueData] = []
-            for values_index in range(values_n):
-                try:
-                    values_item = blank_instance(ValueData)
-                    field = "key"
-                    values_item.key, pos = _w.read_string_nn(buf, pos)
-                    field = "value"
-                    (values_item.value,) = _unpack_ValueData_value(buf, pos)
-                    pos += 8
-                    values_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "values[]", values_index
-                    raise failure from None
+            for index in range(values_n):
+                values_item, pos = _read_ValueData_v0(buf, pos)
                 values_items.append(values_item)
-            field, index = "values[]", values_index  # as the last call would have left them
             data.values = values_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -591,114 +523,33 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
     data = blank_instance(EntryData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "entity[]"
         index = -1  # no element yet: an error in the count names the array itself
-        entity_n = buf[pos] - 1
-        if entity_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        entity_n, pos = _w.read_count(buf, pos, True)
+        if entity_n < 0:
+            raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                entity_n, pos = _w.read_count(buf, pos, True)
-            if entity_n < 0:
-                raise DecodeError("non-nullable field entity was null", offset=pos)
-            elif entity_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                entity_items: list[EntityData] = []
-                for entity_index in range(entity_n):
-                    try:
-                        entity_item = blank_instance(EntityData)
-                        field = "entity_type"
-                        entity_type_n = buf[pos]  # the length + 1
-                        if entity_type_n == 1:  # the empty string
-                            entity_item.entity_type = ""
-                            pos += 1
-                        else:
-                            entity_type_end = pos + entity_type_n
-                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                pos = entity_type_end
-                            else:
-                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "entity_name"
-                        entity_name_n = buf[pos]  # the length + 1
-                        if entity_name_n == 1:  # the empty string
-                            entity_item.entity_name = ""
-                            pos += 1
-                        elif entity_name_n == 0:  # null
-                            entity_item.entity_name = None
-                            pos += 1
-                        else:
-                            entity_name_end = pos + entity_name_n
-                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                pos = entity_name_end
-                            else:
-                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            entity_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "entity[]", entity_index
-                        raise failure from None
-                    entity_items.append(entity_item)
-                field, index = "entity[]", entity_index  # as the last call would have left them
-                data.entity = entity_items
+            entity_items: list[EntityData] = []
+            for index in range(entity_n):
+                entity_item, pos = _read_EntityData_v1(buf, pos)
+                entity_items.append(entity_item)
+            data.entity = entity_items
         field = "values[]"
         index = -1  # no element yet: an error in the count names the array itself
-        values_n = buf[pos] - 1
-        if values_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        values_n, pos = _w.read_count(buf, pos, True)
+        if values_n < 0:
+            raise DecodeError("non-nullable field values was null", offset=pos)
+        elif values_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                values_n, pos = _w.read_count(buf, pos, True)
-            if values_n < 0:
-                raise DecodeError("non-nullable field values was null", offset=pos)
-            elif values_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                values_items: list[ValueData] = []
-                for values_index in range(values_n):
-                    try:
-                        values_item = blank_instance(ValueData)
-                        field = "key"
-                        key_n = buf[pos]  # the length + 1
-                        if key_n == 1:  # the empty string
-                            values_item.key = ""
-                            pos += 1
-                        else:
-                            key_end = pos + key_n
-                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                values_item.key = buf[pos + 1:key_end].decode()
-                                pos = key_end
-                            else:
-                                values_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        (values_item.value,) = _unpack_ValueData_value(buf, pos)
-                        pos += 8
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            values_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "values[]", values_index
-                        raise failure from None
-                    values_items.append(values_item)
-                field, index = "values[]", values_index  # as the last call would have left them
-                data.values = values_items
+            values_items: list[ValueData] = []
+            for index in range(values_n):
+                values_item, pos = _read_ValueData_v1(buf, pos)
+                values_items.append(values_item)
+            data.values = values_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -717,10 +568,6 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         entity_items = data.entity
         if entity_items is None:
                 raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
-        elif len(entity_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(entity_items) + 1)
-            for entity_item in entity_items:
-                _write_EntityData_v1(entity_item, out)
         else:
             _w.write_count(out, len(entity_items), True)
             for entity_item in entity_items:
@@ -729,10 +576,6 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         values_items = data.values
         if values_items is None:
                 raise EncodeError("field values is null, which EntryData version 1 does not allow (never nullable)")
-        elif len(values_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(values_items) + 1)
-            for values_item in values_items:
-                _write_ValueData_v1(values_item, out)
         else:
             _w.write_count(out, len(values_items), True)
             for values_item in values_items:
@@ -790,65 +633,9 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entries_items: list[EntryData] = []
-            for entries_index in range(entries_n):
-                try:
-                    entries_item = blank_instance(EntryData)
-                    field = "entity[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    entity_n, pos = _w.read_count(buf, pos, False)
-                    if entity_n < 0:
-                        raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        entity_items: list[EntityData] = []
-                        for entity_index in range(entity_n):
-                            try:
-                                entity_item = blank_instance(EntityData)
-                                field = "entity_type"
-                                entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
-                                field = "entity_name"
-                                entity_item.entity_name, pos = _w.read_string(buf, pos)
-                                entity_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "entity[]", entity_index
-                                raise failure from None
-                            entity_items.append(entity_item)
-                        field, index = "entity[]", entity_index  # as the last call would have left them
-                        entries_item.entity = entity_items
-                    field = "values[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    values_n, pos = _w.read_count(buf, pos, False)
-                    if values_n < 0:
-                        raise DecodeError("non-nullable field values was null", offset=pos)
-                    elif values_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        values_items: list[ValueData] = []
-                        for values_index in range(values_n):
-                            try:
-                                values_item = blank_instance(ValueData)
-                                field = "key"
-                                values_item.key, pos = _w.read_string_nn(buf, pos)
-                                field = "value"
-                                (values_item.value,) = _unpack_ValueData_value(buf, pos)
-                                pos += 8
-                                values_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "values[]", values_index
-                                raise failure from None
-                            values_items.append(values_item)
-                        field, index = "values[]", values_index  # as the last call would have left them
-                        entries_item.values = values_items
-                    entries_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entries[]", entries_index
-                    raise failure from None
+            for index in range(entries_n):
+                entries_item, pos = _read_EntryData_v0(buf, pos)
                 entries_items.append(entries_item)
-            field, index = "entries[]", entries_index  # as the last call would have left them
             response.entries = entries_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -896,164 +683,25 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
     response = blank_instance(DescribeClientQuotasResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeClientQuotasResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "entries[]"
         index = -1  # no element yet: an error in the count names the array itself
-        entries_n = buf[pos] - 1
-        if entries_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        entries_n, pos = _w.read_count(buf, pos, True)
+        if entries_n < 0:
+            response.entries = None
+        elif entries_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                entries_n, pos = _w.read_count(buf, pos, True)
-            if entries_n < 0:
-                response.entries = None
-            elif entries_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                entries_items: list[EntryData] = []
-                for entries_index in range(entries_n):
-                    try:
-                        entries_item = blank_instance(EntryData)
-                        field = "entity[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        entity_n = buf[pos] - 1
-                        if entity_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                entity_n, pos = _w.read_count(buf, pos, True)
-                            if entity_n < 0:
-                                raise DecodeError("non-nullable field entity was null", offset=pos)
-                            elif entity_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                entity_items: list[EntityData] = []
-                                for entity_index in range(entity_n):
-                                    try:
-                                        entity_item = blank_instance(EntityData)
-                                        field = "entity_type"
-                                        entity_type_n = buf[pos]  # the length + 1
-                                        if entity_type_n == 1:  # the empty string
-                                            entity_item.entity_type = ""
-                                            pos += 1
-                                        else:
-                                            entity_type_end = pos + entity_type_n
-                                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                                pos = entity_type_end
-                                            else:
-                                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "entity_name"
-                                        entity_name_n = buf[pos]  # the length + 1
-                                        if entity_name_n == 1:  # the empty string
-                                            entity_item.entity_name = ""
-                                            pos += 1
-                                        elif entity_name_n == 0:  # null
-                                            entity_item.entity_name = None
-                                            pos += 1
-                                        else:
-                                            entity_name_end = pos + entity_name_n
-                                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                                pos = entity_name_end
-                                            else:
-                                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            entity_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "entity[]", entity_index
-                                        raise failure from None
-                                    entity_items.append(entity_item)
-                                field, index = "entity[]", entity_index  # as the last call would have left them
-                                entries_item.entity = entity_items
-                        field = "values[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        values_n = buf[pos] - 1
-                        if values_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                values_n, pos = _w.read_count(buf, pos, True)
-                            if values_n < 0:
-                                raise DecodeError("non-nullable field values was null", offset=pos)
-                            elif values_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                values_items: list[ValueData] = []
-                                for values_index in range(values_n):
-                                    try:
-                                        values_item = blank_instance(ValueData)
-                                        field = "key"
-                                        key_n = buf[pos]  # the length + 1
-                                        if key_n == 1:  # the empty string
-                                            values_item.key = ""
-                                            pos += 1
-                                        else:
-                                            key_end = pos + key_n
-                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                values_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
-                                            else:
-                                                values_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        (values_item.value,) = _unpack_ValueData_value(buf, pos)
-                                        pos += 8
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            values_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "values[]", values_index
-                                        raise failure from None
-                                    values_items.append(values_item)
-                                field, index = "values[]", values_index  # as the last call would have left them
-                                entries_item.values = values_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            entries_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "entries[]", entries_index
-                        raise failure from None
-                    entries_items.append(entries_item)
-                field, index = "entries[]", entries_index  # as the last call would have left them
-                response.entries = entries_items
+            entries_items: list[EntryData] = []
+            for index in range(entries_n):
+                entries_item, pos = _read_EntryData_v1(buf, pos)
+                entries_items.append(entries_item)
+            response.entries = entries_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1076,10 +724,6 @@ def _write_DescribeClientQuotasResponse_v1(response: DescribeClientQuotasRespons
         entries_items = response.entries
         if entries_items is None:
             _w.write_count(out, None, True)
-        elif len(entries_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(entries_items) + 1)
-            for entries_item in entries_items:
-                _write_EntryData_v1(entries_item, out)
         else:
             _w.write_count(out, len(entries_items), True)
             for entries_item in entries_items:

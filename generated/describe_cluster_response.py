@@ -218,41 +218,17 @@ def _read_DescribeClusterBroker_v0_1(buf: bytes, pos: int) -> tuple[DescribeClus
     broker.is_fenced = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id"
         (broker.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
         pos += 4
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            broker.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                broker.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                broker.host, pos = _w.read_compact_string_nn(buf, pos)
+        broker.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (broker.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_n = buf[pos]  # the length + 1
-        if rack_n == 1:  # the empty string
-            broker.rack = ""
-            pos += 1
-        elif rack_n == 0:  # null
-            broker.rack = None
-            pos += 1
-        else:
-            rack_end = pos + rack_n
-            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                broker.rack = buf[pos + 1:rack_end].decode()
-                pos = rack_end
-            else:
-                broker.rack, pos = _w.read_compact_string(buf, pos)
+        broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -274,12 +250,7 @@ def _write_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker, out: bytear
         field = "host"
         if broker.host is None:
             raise EncodeError("field host is null, which DescribeClusterBroker versions 0-1 do not allow (never nullable)")
-        host_utf8 = broker.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, broker.host)
+        _w.write_compact_string(out, broker.host)
         field = "port"
         out += _pack_DescribeClusterBroker_port(broker.port)
         field = "rack"
@@ -310,41 +281,17 @@ def _read_DescribeClusterBroker_v2(buf: bytes, pos: int) -> tuple[DescribeCluste
     broker = blank_instance(DescribeClusterBroker)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id"
         (broker.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
         pos += 4
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            broker.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                broker.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                broker.host, pos = _w.read_compact_string_nn(buf, pos)
+        broker.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (broker.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_n = buf[pos]  # the length + 1
-        if rack_n == 1:  # the empty string
-            broker.rack = ""
-            pos += 1
-        elif rack_n == 0:  # null
-            broker.rack = None
-            pos += 1
-        else:
-            rack_end = pos + rack_n
-            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                broker.rack = buf[pos + 1:rack_end].decode()
-                pos = rack_end
-            else:
-                broker.rack, pos = _w.read_compact_string(buf, pos)
+        broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_fenced"
         (broker.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
         pos += 1
@@ -367,12 +314,7 @@ def _write_DescribeClusterBroker_v2(broker: DescribeClusterBroker, out: bytearra
         field = "host"
         if broker.host is None:
             raise EncodeError("field host is null, which DescribeClusterBroker version 2 does not allow (never nullable)")
-        host_utf8 = broker.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, broker.host)
+        _w.write_compact_string(out, broker.host)
         field = "port"
         out += _pack_DescribeClusterBroker_port(broker.port)
         field = "rack"
@@ -406,107 +348,30 @@ def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClus
     response.endpoint_type = 1
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            response.cluster_id = ""
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        brokers_n = buf[pos] - 1
-        if brokers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        brokers_n, pos = _w.read_count(buf, pos, True)
+        if brokers_n < 0:
+            raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                brokers_n, pos = _w.read_count(buf, pos, True)
-            if brokers_n < 0:
-                raise DecodeError("non-nullable field brokers was null", offset=pos)
-            elif brokers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-                for brokers_index in range(brokers_n):
-                    try:
-                        brokers_item = blank_instance(DescribeClusterBroker)
-                        brokers_item.is_fenced = False
-                        field = "broker_id"
-                        (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-                        pos += 4
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            brokers_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                brokers_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-                        pos += 4
-                        field = "rack"
-                        rack_n = buf[pos]  # the length + 1
-                        if rack_n == 1:  # the empty string
-                            brokers_item.rack = ""
-                            pos += 1
-                        elif rack_n == 0:  # null
-                            brokers_item.rack = None
-                            pos += 1
-                        else:
-                            rack_end = pos + rack_n
-                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                                brokers_item.rack = buf[pos + 1:rack_end].decode()
-                                pos = rack_end
-                            else:
-                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            brokers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "brokers[]", brokers_index
-                        raise failure from None
-                    brokers_items.append(brokers_item)
-                field, index = "brokers[]", brokers_index  # as the last call would have left them
-                response.brokers = brokers_items
+            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
+            for index in range(brokers_n):
+                brokers_item, pos = _read_DescribeClusterBroker_v0_1(buf, pos)
+                brokers_items.append(brokers_item)
+            response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -533,22 +398,13 @@ def _write_DescribeClusterResponse_v0(response: DescribeClusterResponse, out: by
         field = "cluster_id"
         if response.cluster_id is None:
             raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
-        cluster_id_utf8 = response.cluster_id.encode()
-        if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(cluster_id_utf8) + 1)
-            out += cluster_id_utf8
-        else:
-            _w.write_compact_string(out, response.cluster_id)
+        _w.write_compact_string(out, response.cluster_id)
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
                 raise EncodeError("field brokers is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
-        elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(brokers_items) + 1)
-            for brokers_item in brokers_items:
-                _write_DescribeClusterBroker_v0_1(brokers_item, out)
         else:
             _w.write_count(out, len(brokers_items), True)
             for brokers_item in brokers_items:
@@ -588,110 +444,33 @@ def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClus
     response = blank_instance(DescribeClusterResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "endpoint_type"
         (response.endpoint_type,) = _unpack_DescribeClusterResponse_endpoint_type(buf, pos)
         pos += 1
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            response.cluster_id = ""
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        brokers_n = buf[pos] - 1
-        if brokers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        brokers_n, pos = _w.read_count(buf, pos, True)
+        if brokers_n < 0:
+            raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                brokers_n, pos = _w.read_count(buf, pos, True)
-            if brokers_n < 0:
-                raise DecodeError("non-nullable field brokers was null", offset=pos)
-            elif brokers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-                for brokers_index in range(brokers_n):
-                    try:
-                        brokers_item = blank_instance(DescribeClusterBroker)
-                        brokers_item.is_fenced = False
-                        field = "broker_id"
-                        (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-                        pos += 4
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            brokers_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                brokers_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-                        pos += 4
-                        field = "rack"
-                        rack_n = buf[pos]  # the length + 1
-                        if rack_n == 1:  # the empty string
-                            brokers_item.rack = ""
-                            pos += 1
-                        elif rack_n == 0:  # null
-                            brokers_item.rack = None
-                            pos += 1
-                        else:
-                            rack_end = pos + rack_n
-                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                                brokers_item.rack = buf[pos + 1:rack_end].decode()
-                                pos = rack_end
-                            else:
-                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            brokers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "brokers[]", brokers_index
-                        raise failure from None
-                    brokers_items.append(brokers_item)
-                field, index = "brokers[]", brokers_index  # as the last call would have left them
-                response.brokers = brokers_items
+            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
+            for index in range(brokers_n):
+                brokers_item, pos = _read_DescribeClusterBroker_v0_1(buf, pos)
+                brokers_items.append(brokers_item)
+            response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -718,22 +497,13 @@ def _write_DescribeClusterResponse_v1(response: DescribeClusterResponse, out: by
         field = "cluster_id"
         if response.cluster_id is None:
             raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
-        cluster_id_utf8 = response.cluster_id.encode()
-        if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(cluster_id_utf8) + 1)
-            out += cluster_id_utf8
-        else:
-            _w.write_compact_string(out, response.cluster_id)
+        _w.write_compact_string(out, response.cluster_id)
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
                 raise EncodeError("field brokers is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
-        elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(brokers_items) + 1)
-            for brokers_item in brokers_items:
-                _write_DescribeClusterBroker_v0_1(brokers_item, out)
         else:
             _w.write_count(out, len(brokers_items), True)
             for brokers_item in brokers_items:
@@ -773,112 +543,33 @@ def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClus
     response = blank_instance(DescribeClusterResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "endpoint_type"
         (response.endpoint_type,) = _unpack_DescribeClusterResponse_endpoint_type(buf, pos)
         pos += 1
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            response.cluster_id = ""
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        brokers_n = buf[pos] - 1
-        if brokers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        brokers_n, pos = _w.read_count(buf, pos, True)
+        if brokers_n < 0:
+            raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                brokers_n, pos = _w.read_count(buf, pos, True)
-            if brokers_n < 0:
-                raise DecodeError("non-nullable field brokers was null", offset=pos)
-            elif brokers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-                for brokers_index in range(brokers_n):
-                    try:
-                        brokers_item = blank_instance(DescribeClusterBroker)
-                        field = "broker_id"
-                        (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-                        pos += 4
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            brokers_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                brokers_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-                        pos += 4
-                        field = "rack"
-                        rack_n = buf[pos]  # the length + 1
-                        if rack_n == 1:  # the empty string
-                            brokers_item.rack = ""
-                            pos += 1
-                        elif rack_n == 0:  # null
-                            brokers_item.rack = None
-                            pos += 1
-                        else:
-                            rack_end = pos + rack_n
-                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                                brokers_item.rack = buf[pos + 1:rack_end].decode()
-                                pos = rack_end
-                            else:
-                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                        field = "is_fenced"
-                        (brokers_item.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
-                        pos += 1
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            brokers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "brokers[]", brokers_index
-                        raise failure from None
-                    brokers_items.append(brokers_item)
-                field, index = "brokers[]", brokers_index  # as the last call would have left them
-                response.brokers = brokers_items
+            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
+            for index in range(brokers_n):
+                brokers_item, pos = _read_DescribeClusterBroker_v2(buf, pos)
+                brokers_items.append(brokers_item)
+            response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -905,22 +596,13 @@ def _write_DescribeClusterResponse_v2(response: DescribeClusterResponse, out: by
         field = "cluster_id"
         if response.cluster_id is None:
             raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
-        cluster_id_utf8 = response.cluster_id.encode()
-        if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(cluster_id_utf8) + 1)
-            out += cluster_id_utf8
-        else:
-            _w.write_compact_string(out, response.cluster_id)
+        _w.write_compact_string(out, response.cluster_id)
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
         field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
                 raise EncodeError("field brokers is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
-        elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(brokers_items) + 1)
-            for brokers_item in brokers_items:
-                _write_DescribeClusterBroker_v2(brokers_item, out)
         else:
             _w.write_count(out, len(brokers_items), True)
             for brokers_item in brokers_items:

@@ -230,43 +230,25 @@ def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConf
     resource = blank_instance(DescribeConfigsResource)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resource_type"
         (resource.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_n = buf[pos]  # the length + 1
-        if resource_name_n == 1:  # the empty string
-            resource.resource_name = ""
-            pos += 1
-        else:
-            resource_name_end = pos + resource_name_n
-            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                resource.resource_name = buf[pos + 1:resource_name_end].decode()
-                pos = resource_name_end
-            else:
-                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+        resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "configuration_keys"
         index = -1  # no element yet: an error in the count names the array itself
-        configuration_keys_n = buf[pos] - 1
-        if configuration_keys_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        configuration_keys_n, pos = _w.read_count(buf, pos, True)
+        if configuration_keys_n < 0:
+            resource.configuration_keys = None
+        elif configuration_keys_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if configuration_keys_n < 0x7F and configuration_keys_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                configuration_keys_n, pos = _w.read_count(buf, pos, True)
-            if configuration_keys_n < 0:
-                resource.configuration_keys = None
-            elif configuration_keys_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                configuration_keys_items: list[str] = []
-                for index in range(configuration_keys_n):
-                    configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
-                    configuration_keys_items.append(configuration_keys_item)
-                resource.configuration_keys = configuration_keys_items
+            configuration_keys_items: list[str] = []
+            for index in range(configuration_keys_n):
+                configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
+                configuration_keys_items.append(configuration_keys_item)
+            resource.configuration_keys = configuration_keys_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -286,22 +268,11 @@ def _write_DescribeConfigsResource_v4(resource: DescribeConfigsResource, out: by
         field = "resource_name"
         if resource.resource_name is None:
             raise EncodeError("field resource_name is null, which DescribeConfigsResource version 4 does not allow (never nullable)")
-        resource_name_utf8 = resource.resource_name.encode()
-        if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(resource_name_utf8) + 1)
-            out += resource_name_utf8
-        else:
-            _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, resource.resource_name)
         field = "configuration_keys"
         configuration_keys_items = resource.configuration_keys
         if configuration_keys_items is None:
             _w.write_count(out, None, True)
-        elif len(configuration_keys_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(configuration_keys_items) + 1)
-            for configuration_keys_item in configuration_keys_items:
-                if configuration_keys_item is None:
-                    raise EncodeError("null element in array configuration_keys")
-                _w.write_compact_string(out, configuration_keys_item)
         else:
             _w.write_count(out, len(configuration_keys_items), True)
             for configuration_keys_item in configuration_keys_items:
@@ -352,34 +323,9 @@ def _read_DescribeConfigsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeConfi
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: list[DescribeConfigsResource] = []
-            for resources_index in range(resources_n):
-                try:
-                    resources_item = blank_instance(DescribeConfigsResource)
-                    field = "resource_type"
-                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "configuration_keys"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configuration_keys_n, pos = _w.read_count(buf, pos, False)
-                    if configuration_keys_n < 0:
-                        resources_item.configuration_keys = None
-                    elif configuration_keys_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        configuration_keys_items: list[str] = []
-                        for index in range(configuration_keys_n):
-                            configuration_keys_item, pos = _w.read_string_nn(buf, pos)
-                            configuration_keys_items.append(configuration_keys_item)
-                        resources_item.configuration_keys = configuration_keys_items
-                    resources_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "resources[]", resources_index
-                    raise failure from None
+            for index in range(resources_n):
+                resources_item, pos = _read_DescribeConfigsResource_v0_3(buf, pos)
                 resources_items.append(resources_item)
-            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -437,34 +383,9 @@ def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeCon
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: list[DescribeConfigsResource] = []
-            for resources_index in range(resources_n):
-                try:
-                    resources_item = blank_instance(DescribeConfigsResource)
-                    field = "resource_type"
-                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "configuration_keys"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configuration_keys_n, pos = _w.read_count(buf, pos, False)
-                    if configuration_keys_n < 0:
-                        resources_item.configuration_keys = None
-                    elif configuration_keys_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        configuration_keys_items: list[str] = []
-                        for index in range(configuration_keys_n):
-                            configuration_keys_item, pos = _w.read_string_nn(buf, pos)
-                            configuration_keys_items.append(configuration_keys_item)
-                        resources_item.configuration_keys = configuration_keys_items
-                    resources_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "resources[]", resources_index
-                    raise failure from None
+            for index in range(resources_n):
+                resources_item, pos = _read_DescribeConfigsResource_v0_3(buf, pos)
                 resources_items.append(resources_item)
-            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "include_synonyms"
         (request.include_synonyms,) = _unpack_DescribeConfigsRequest_include_synonyms(buf, pos)
@@ -524,34 +445,9 @@ def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfi
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: list[DescribeConfigsResource] = []
-            for resources_index in range(resources_n):
-                try:
-                    resources_item = blank_instance(DescribeConfigsResource)
-                    field = "resource_type"
-                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "configuration_keys"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configuration_keys_n, pos = _w.read_count(buf, pos, False)
-                    if configuration_keys_n < 0:
-                        resources_item.configuration_keys = None
-                    elif configuration_keys_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        configuration_keys_items: list[str] = []
-                        for index in range(configuration_keys_n):
-                            configuration_keys_item, pos = _w.read_string_nn(buf, pos)
-                            configuration_keys_items.append(configuration_keys_item)
-                        resources_item.configuration_keys = configuration_keys_items
-                    resources_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "resources[]", resources_index
-                    raise failure from None
+            for index in range(resources_n):
+                resources_item, pos = _read_DescribeConfigsResource_v0_3(buf, pos)
                 resources_items.append(resources_item)
-            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "include_synonyms, include_documentation"
         request.include_synonyms, request.include_documentation = _unpack_DescribeConfigsRequest_include_synonyms_include_documentation(buf, pos)
@@ -599,75 +495,20 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
     request = blank_instance(DescribeConfigsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resources[]"
         index = -1  # no element yet: an error in the count names the array itself
-        resources_n = buf[pos] - 1
-        if resources_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        resources_n, pos = _w.read_count(buf, pos, True)
+        if resources_n < 0:
+            raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if resources_n < 0x7F and resources_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                resources_n, pos = _w.read_count(buf, pos, True)
-            if resources_n < 0:
-                raise DecodeError("non-nullable field resources was null", offset=pos)
-            elif resources_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                resources_items: list[DescribeConfigsResource] = []
-                for resources_index in range(resources_n):
-                    try:
-                        resources_item = blank_instance(DescribeConfigsResource)
-                        field = "resource_type"
-                        (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
-                        pos += 1
-                        field = "resource_name"
-                        resource_name_n = buf[pos]  # the length + 1
-                        if resource_name_n == 1:  # the empty string
-                            resources_item.resource_name = ""
-                            pos += 1
-                        else:
-                            resource_name_end = pos + resource_name_n
-                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                pos = resource_name_end
-                            else:
-                                resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "configuration_keys"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        configuration_keys_n = buf[pos] - 1
-                        if configuration_keys_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if configuration_keys_n < 0x7F and configuration_keys_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                configuration_keys_n, pos = _w.read_count(buf, pos, True)
-                            if configuration_keys_n < 0:
-                                resources_item.configuration_keys = None
-                            elif configuration_keys_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                configuration_keys_items: list[str] = []
-                                for index in range(configuration_keys_n):
-                                    configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
-                                    configuration_keys_items.append(configuration_keys_item)
-                                resources_item.configuration_keys = configuration_keys_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            resources_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "resources[]", resources_index
-                        raise failure from None
-                    resources_items.append(resources_item)
-                field, index = "resources[]", resources_index  # as the last call would have left them
-                request.resources = resources_items
+            resources_items: list[DescribeConfigsResource] = []
+            for index in range(resources_n):
+                resources_item, pos = _read_DescribeConfigsResource_v4(buf, pos)
+                resources_items.append(resources_item)
+            request.resources = resources_items
         field = "include_synonyms, include_documentation"
         request.include_synonyms, request.include_documentation = _unpack_DescribeConfigsRequest_include_synonyms_include_documentation(buf, pos)
         pos += 2
@@ -689,10 +530,6 @@ def _write_DescribeConfigsRequest_v4(request: DescribeConfigsRequest, out: bytea
         resources_items = request.resources
         if resources_items is None:
                 raise EncodeError("field resources is null, which DescribeConfigsRequest version 4 does not allow (never nullable)")
-        elif len(resources_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(resources_items) + 1)
-            for resources_item in resources_items:
-                _write_DescribeConfigsResource_v4(resources_item, out)
         else:
             _w.write_count(out, len(resources_items), True)
             for resources_item in resources_items:

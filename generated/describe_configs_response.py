@@ -380,35 +380,11 @@ def _read_DescribeConfigsSynonym_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
     synonym = blank_instance(DescribeConfigsSynonym)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            synonym.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                synonym.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                synonym.name, pos = _w.read_compact_string_nn(buf, pos)
+        synonym.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_n = buf[pos]  # the length + 1
-        if value_n == 1:  # the empty string
-            synonym.value = ""
-            pos += 1
-        elif value_n == 0:  # null
-            synonym.value = None
-            pos += 1
-        else:
-            value_end = pos + value_n
-            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                synonym.value = buf[pos + 1:value_end].decode()
-                pos = value_end
-            else:
-                synonym.value, pos = _w.read_compact_string(buf, pos)
+        synonym.value, pos = _w.read_compact_string(buf, pos)
         field = "source"
         (synonym.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
         pos += 1
@@ -429,12 +405,7 @@ def _write_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym, out: bytea
         field = "name"
         if synonym.name is None:
             raise EncodeError("field name is null, which DescribeConfigsSynonym version 4 does not allow (never nullable)")
-        name_utf8 = synonym.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, synonym.name)
+        _w.write_compact_string(out, synonym.name)
         field = "value"
         _w.write_compact_string(out, synonym.value)
         field = "source"
@@ -532,23 +503,9 @@ def _read_DescribeConfigsResourceResult_v1_2(buf: bytes, pos: int) -> tuple[Desc
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
-            for synonyms_index in range(synonyms_n):
-                try:
-                    synonyms_item = blank_instance(DescribeConfigsSynonym)
-                    field = "name"
-                    synonyms_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "value"
-                    synonyms_item.value, pos = _w.read_string(buf, pos)
-                    field = "source"
-                    (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                    pos += 1
-                    synonyms_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "synonyms[]", synonyms_index
-                    raise failure from None
+            for index in range(synonyms_n):
+                synonyms_item, pos = _read_DescribeConfigsSynonym_v1_3(buf, pos)
                 synonyms_items.append(synonyms_item)
-            field, index = "synonyms[]", synonyms_index  # as the last call would have left them
             result.synonyms = synonyms_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -621,23 +578,9 @@ def _read_DescribeConfigsResourceResult_v3(buf: bytes, pos: int) -> tuple[Descri
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
-            for synonyms_index in range(synonyms_n):
-                try:
-                    synonyms_item = blank_instance(DescribeConfigsSynonym)
-                    field = "name"
-                    synonyms_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "value"
-                    synonyms_item.value, pos = _w.read_string(buf, pos)
-                    field = "source"
-                    (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                    pos += 1
-                    synonyms_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "synonyms[]", synonyms_index
-                    raise failure from None
+            for index in range(synonyms_n):
+                synonyms_item, pos = _read_DescribeConfigsSynonym_v1_3(buf, pos)
                 synonyms_items.append(synonyms_item)
-            field, index = "synonyms[]", synonyms_index  # as the last call would have left them
             result.synonyms = synonyms_items
         field = "config_type"
         (result.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
@@ -703,118 +646,32 @@ def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[Descri
     result.is_default = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            result.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                result.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                result.name, pos = _w.read_compact_string_nn(buf, pos)
+        result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_n = buf[pos]  # the length + 1
-        if value_n == 1:  # the empty string
-            result.value = ""
-            pos += 1
-        elif value_n == 0:  # null
-            result.value = None
-            pos += 1
-        else:
-            value_end = pos + value_n
-            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                result.value = buf[pos + 1:value_end].decode()
-                pos = value_end
-            else:
-                result.value, pos = _w.read_compact_string(buf, pos)
+        result.value, pos = _w.read_compact_string(buf, pos)
         field = "read_only, config_source, is_sensitive"
         result.read_only, result.config_source, result.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
         pos += 3
         field = "synonyms[]"
         index = -1  # no element yet: an error in the count names the array itself
-        synonyms_n = buf[pos] - 1
-        if synonyms_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        synonyms_n, pos = _w.read_count(buf, pos, True)
+        if synonyms_n < 0:
+            raise DecodeError("non-nullable field synonyms was null", offset=pos)
+        elif synonyms_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                synonyms_n, pos = _w.read_count(buf, pos, True)
-            if synonyms_n < 0:
-                raise DecodeError("non-nullable field synonyms was null", offset=pos)
-            elif synonyms_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                synonyms_items: list[DescribeConfigsSynonym] = []
-                for synonyms_index in range(synonyms_n):
-                    try:
-                        synonyms_item = blank_instance(DescribeConfigsSynonym)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            synonyms_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                synonyms_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            synonyms_item.value = ""
-                            pos += 1
-                        elif value_n == 0:  # null
-                            synonyms_item.value = None
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                synonyms_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
-                        field = "source"
-                        (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                        pos += 1
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            synonyms_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "synonyms[]", synonyms_index
-                        raise failure from None
-                    synonyms_items.append(synonyms_item)
-                field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-                result.synonyms = synonyms_items
+            synonyms_items: list[DescribeConfigsSynonym] = []
+            for index in range(synonyms_n):
+                synonyms_item, pos = _read_DescribeConfigsSynonym_v4(buf, pos)
+                synonyms_items.append(synonyms_item)
+            result.synonyms = synonyms_items
         field = "config_type"
         (result.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
         pos += 1
         field = "documentation"
-        documentation_n = buf[pos]  # the length + 1
-        if documentation_n == 1:  # the empty string
-            result.documentation = ""
-            pos += 1
-        elif documentation_n == 0:  # null
-            result.documentation = None
-            pos += 1
-        else:
-            documentation_end = pos + documentation_n
-            if 0 < documentation_n < 0x80 and documentation_end <= size:  # the usual case: a short string
-                result.documentation = buf[pos + 1:documentation_end].decode()
-                pos = documentation_end
-            else:
-                result.documentation, pos = _w.read_compact_string(buf, pos)
+        result.documentation, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -834,12 +691,7 @@ def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResul
         field = "name"
         if result.name is None:
             raise EncodeError("field name is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
-        name_utf8 = result.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, result.name)
         field = "value"
         _w.write_compact_string(out, result.value)
         field = "read_only, config_source, is_sensitive"
@@ -848,10 +700,6 @@ def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResul
         synonyms_items = result.synonyms
         if synonyms_items is None:
                 raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
-        elif len(synonyms_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(synonyms_items) + 1)
-            for synonyms_item in synonyms_items:
-                _write_DescribeConfigsSynonym_v4(synonyms_item, out)
         else:
             _w.write_count(out, len(synonyms_items), True)
             for synonyms_item in synonyms_items:
@@ -914,26 +762,9 @@ def _read_DescribeConfigsResult_v0(buf: bytes, pos: int) -> tuple[DescribeConfig
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(DescribeConfigsResourceResult)
-                    configs_item.config_source = -1
-                    configs_item.config_type = 0
-                    configs_item.documentation = ''
-                    field = "name"
-                    configs_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "value"
-                    configs_item.value, pos = _w.read_string(buf, pos)
-                    field = "read_only, is_default, is_sensitive"
-                    configs_item.read_only, configs_item.is_default, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
-                    pos += 3
-                    configs_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
+            for index in range(configs_n):
+                configs_item, pos = _read_DescribeConfigsResourceResult_v0(buf, pos)
                 configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
             result.configs = configs_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1008,53 +839,9 @@ def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConf
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(DescribeConfigsResourceResult)
-                    configs_item.is_default = False
-                    configs_item.config_type = 0
-                    configs_item.documentation = ''
-                    field = "name"
-                    configs_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "value"
-                    configs_item.value, pos = _w.read_string(buf, pos)
-                    field = "read_only, config_source, is_sensitive"
-                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
-                    pos += 3
-                    field = "synonyms[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    synonyms_n, pos = _w.read_count(buf, pos, False)
-                    if synonyms_n < 0:
-                        raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                    elif synonyms_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        synonyms_items: list[DescribeConfigsSynonym] = []
-                        for synonyms_index in range(synonyms_n):
-                            try:
-                                synonyms_item = blank_instance(DescribeConfigsSynonym)
-                                field = "name"
-                                synonyms_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "value"
-                                synonyms_item.value, pos = _w.read_string(buf, pos)
-                                field = "source"
-                                (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                                pos += 1
-                                synonyms_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "synonyms[]", synonyms_index
-                                raise failure from None
-                            synonyms_items.append(synonyms_item)
-                        field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-                        configs_item.synonyms = synonyms_items
-                    configs_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
+            for index in range(configs_n):
+                configs_item, pos = _read_DescribeConfigsResourceResult_v1_2(buf, pos)
                 configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
             result.configs = configs_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1129,56 +916,9 @@ def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfig
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(DescribeConfigsResourceResult)
-                    configs_item.is_default = False
-                    field = "name"
-                    configs_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "value"
-                    configs_item.value, pos = _w.read_string(buf, pos)
-                    field = "read_only, config_source, is_sensitive"
-                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
-                    pos += 3
-                    field = "synonyms[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    synonyms_n, pos = _w.read_count(buf, pos, False)
-                    if synonyms_n < 0:
-                        raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                    elif synonyms_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        synonyms_items: list[DescribeConfigsSynonym] = []
-                        for synonyms_index in range(synonyms_n):
-                            try:
-                                synonyms_item = blank_instance(DescribeConfigsSynonym)
-                                field = "name"
-                                synonyms_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "value"
-                                synonyms_item.value, pos = _w.read_string(buf, pos)
-                                field = "source"
-                                (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                                pos += 1
-                                synonyms_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "synonyms[]", synonyms_index
-                                raise failure from None
-                            synonyms_items.append(synonyms_item)
-                        field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-                        configs_item.synonyms = synonyms_items
-                    field = "config_type"
-                    (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
-                    pos += 1
-                    field = "documentation"
-                    configs_item.documentation, pos = _w.read_string(buf, pos)
-                    configs_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
+            for index in range(configs_n):
+                configs_item, pos = _read_DescribeConfigsResourceResult_v3(buf, pos)
                 configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
             result.configs = configs_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1233,184 +973,30 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
     result = blank_instance(DescribeConfigsResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (result.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "resource_type"
         (result.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_n = buf[pos]  # the length + 1
-        if resource_name_n == 1:  # the empty string
-            result.resource_name = ""
-            pos += 1
-        else:
-            resource_name_end = pos + resource_name_n
-            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                result.resource_name = buf[pos + 1:resource_name_end].decode()
-                pos = resource_name_end
-            else:
-                result.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+        result.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
-        configs_n = buf[pos] - 1
-        if configs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        configs_n, pos = _w.read_count(buf, pos, True)
+        if configs_n < 0:
+            raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                configs_n, pos = _w.read_count(buf, pos, True)
-            if configs_n < 0:
-                raise DecodeError("non-nullable field configs was null", offset=pos)
-            elif configs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                configs_items: list[DescribeConfigsResourceResult] = []
-                for configs_index in range(configs_n):
-                    try:
-                        configs_item = blank_instance(DescribeConfigsResourceResult)
-                        configs_item.is_default = False
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            configs_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                configs_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            configs_item.value = ""
-                            pos += 1
-                        elif value_n == 0:  # null
-                            configs_item.value = None
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                configs_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                        field = "read_only, config_source, is_sensitive"
-                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
-                        pos += 3
-                        field = "synonyms[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        synonyms_n = buf[pos] - 1
-                        if synonyms_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                synonyms_n, pos = _w.read_count(buf, pos, True)
-                            if synonyms_n < 0:
-                                raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                            elif synonyms_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                synonyms_items: list[DescribeConfigsSynonym] = []
-                                for synonyms_index in range(synonyms_n):
-                                    try:
-                                        synonyms_item = blank_instance(DescribeConfigsSynonym)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            synonyms_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                synonyms_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            synonyms_item.value = ""
-                                            pos += 1
-                                        elif value_n == 0:  # null
-                                            synonyms_item.value = None
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                synonyms_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
-                                        field = "source"
-                                        (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                                        pos += 1
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            synonyms_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "synonyms[]", synonyms_index
-                                        raise failure from None
-                                    synonyms_items.append(synonyms_item)
-                                field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-                                configs_item.synonyms = synonyms_items
-                        field = "config_type"
-                        (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
-                        pos += 1
-                        field = "documentation"
-                        documentation_n = buf[pos]  # the length + 1
-                        if documentation_n == 1:  # the empty string
-                            configs_item.documentation = ""
-                            pos += 1
-                        elif documentation_n == 0:  # null
-                            configs_item.documentation = None
-                            pos += 1
-                        else:
-                            documentation_end = pos + documentation_n
-                            if 0 < documentation_n < 0x80 and documentation_end <= size:  # the usual case: a short string
-                                configs_item.documentation = buf[pos + 1:documentation_end].decode()
-                                pos = documentation_end
-                            else:
-                                configs_item.documentation, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            configs_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "configs[]", configs_index
-                        raise failure from None
-                    configs_items.append(configs_item)
-                field, index = "configs[]", configs_index  # as the last call would have left them
-                result.configs = configs_items
+            configs_items: list[DescribeConfigsResourceResult] = []
+            for index in range(configs_n):
+                configs_item, pos = _read_DescribeConfigsResourceResult_v4(buf, pos)
+                configs_items.append(configs_item)
+            result.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1434,20 +1020,11 @@ def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearra
         field = "resource_name"
         if result.resource_name is None:
             raise EncodeError("field resource_name is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
-        resource_name_utf8 = result.resource_name.encode()
-        if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(resource_name_utf8) + 1)
-            out += resource_name_utf8
-        else:
-            _w.write_compact_string(out, result.resource_name)
+        _w.write_compact_string(out, result.resource_name)
         field = "configs[]"
         configs_items = result.configs
         if configs_items is None:
                 raise EncodeError("field configs is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
-        elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(configs_items) + 1)
-            for configs_item in configs_items:
-                _write_DescribeConfigsResourceResult_v4(configs_item, out)
         else:
             _w.write_count(out, len(configs_items), True)
             for configs_item in configs_items:
@@ -1498,56 +1075,9 @@ def _read_DescribeConfigsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeConf
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[DescribeConfigsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeConfigsResult)
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    results_item.error_message, pos = _w.read_string(buf, pos)
-                    field = "resource_type"
-                    (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    results_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n, pos = _w.read_count(buf, pos, False)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        configs_items: list[DescribeConfigsResourceResult] = []
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(DescribeConfigsResourceResult)
-                                configs_item.config_source = -1
-                                configs_item.config_type = 0
-                                configs_item.documentation = ''
-                                field = "name"
-                                configs_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "value"
-                                configs_item.value, pos = _w.read_string(buf, pos)
-                                field = "read_only, is_default, is_sensitive"
-                                configs_item.read_only, configs_item.is_default, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
-                                pos += 3
-                                configs_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        results_item.configs = configs_items
-                    results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
+            for index in range(results_n):
+                results_item, pos = _read_DescribeConfigsResult_v0(buf, pos)
                 results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1605,83 +1135,9 @@ def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeCo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[DescribeConfigsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeConfigsResult)
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    results_item.error_message, pos = _w.read_string(buf, pos)
-                    field = "resource_type"
-                    (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    results_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n, pos = _w.read_count(buf, pos, False)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        configs_items: list[DescribeConfigsResourceResult] = []
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(DescribeConfigsResourceResult)
-                                configs_item.is_default = False
-                                configs_item.config_type = 0
-                                configs_item.documentation = ''
-                                field = "name"
-                                configs_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "value"
-                                configs_item.value, pos = _w.read_string(buf, pos)
-                                field = "read_only, config_source, is_sensitive"
-                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
-                                pos += 3
-                                field = "synonyms[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                synonyms_n, pos = _w.read_count(buf, pos, False)
-                                if synonyms_n < 0:
-                                    raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                                elif synonyms_n == 0:  # no element: no loop to set up
-                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                else:
-                                    synonyms_items: list[DescribeConfigsSynonym] = []
-                                    for synonyms_index in range(synonyms_n):
-                                        try:
-                                            synonyms_item = blank_instance(DescribeConfigsSynonym)
-                                            field = "name"
-                                            synonyms_item.name, pos = _w.read_string_nn(buf, pos)
-                                            field = "value"
-                                            synonyms_item.value, pos = _w.read_string(buf, pos)
-                                            field = "source"
-                                            (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                                            pos += 1
-                                            synonyms_item.unknown_tagged_fields = ()
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "synonyms[]", synonyms_index
-                                            raise failure from None
-                                        synonyms_items.append(synonyms_item)
-                                    field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-                                    configs_item.synonyms = synonyms_items
-                                configs_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        results_item.configs = configs_items
-                    results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
+            for index in range(results_n):
+                results_item, pos = _read_DescribeConfigsResult_v1_2(buf, pos)
                 results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1739,86 +1195,9 @@ def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConf
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[DescribeConfigsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeConfigsResult)
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    results_item.error_message, pos = _w.read_string(buf, pos)
-                    field = "resource_type"
-                    (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    results_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n, pos = _w.read_count(buf, pos, False)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        configs_items: list[DescribeConfigsResourceResult] = []
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(DescribeConfigsResourceResult)
-                                configs_item.is_default = False
-                                field = "name"
-                                configs_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "value"
-                                configs_item.value, pos = _w.read_string(buf, pos)
-                                field = "read_only, config_source, is_sensitive"
-                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
-                                pos += 3
-                                field = "synonyms[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                synonyms_n, pos = _w.read_count(buf, pos, False)
-                                if synonyms_n < 0:
-                                    raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                                elif synonyms_n == 0:  # no element: no loop to set up
-                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                else:
-                                    synonyms_items: list[DescribeConfigsSynonym] = []
-                                    for synonyms_index in range(synonyms_n):
-                                        try:
-                                            synonyms_item = blank_instance(DescribeConfigsSynonym)
-                                            field = "name"
-                                            synonyms_item.name, pos = _w.read_string_nn(buf, pos)
-                                            field = "value"
-                                            synonyms_item.value, pos = _w.read_string(buf, pos)
-                                            field = "source"
-                                            (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                                            pos += 1
-                                            synonyms_item.unknown_tagged_fields = ()
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "synonyms[]", synonyms_index
-                                            raise failure from None
-                                        synonyms_items.append(synonyms_item)
-                                    field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-                                    configs_item.synonyms = synonyms_items
-                                field = "config_type"
-                                (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
-                                pos += 1
-                                field = "documentation"
-                                configs_item.documentation, pos = _w.read_string(buf, pos)
-                                configs_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        results_item.configs = configs_items
-                    results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
+            for index in range(results_n):
+                results_item, pos = _read_DescribeConfigsResult_v3(buf, pos)
                 results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1863,219 +1242,23 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
     response = blank_instance(DescribeConfigsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeConfigsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: list[DescribeConfigsResult] = []
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(DescribeConfigsResult)
-                        field = "error_code"
-                        (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            results_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            results_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                results_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                results_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "resource_type"
-                        (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
-                        pos += 1
-                        field = "resource_name"
-                        resource_name_n = buf[pos]  # the length + 1
-                        if resource_name_n == 1:  # the empty string
-                            results_item.resource_name = ""
-                            pos += 1
-                        else:
-                            resource_name_end = pos + resource_name_n
-                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                results_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                pos = resource_name_end
-                            else:
-                                results_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "configs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        configs_n = buf[pos] - 1
-                        if configs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                configs_n, pos = _w.read_count(buf, pos, True)
-                            if configs_n < 0:
-                                raise DecodeError("non-nullable field configs was null", offset=pos)
-                            elif configs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                configs_items: list[DescribeConfigsResourceResult] = []
-                                for configs_index in range(configs_n):
-                                    try:
-                                        configs_item = blank_instance(DescribeConfigsResourceResult)
-                                        configs_item.is_default = False
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            configs_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                configs_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            configs_item.value = ""
-                                            pos += 1
-                                        elif value_n == 0:  # null
-                                            configs_item.value = None
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                        field = "read_only, config_source, is_sensitive"
-                                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
-                                        pos += 3
-                                        field = "synonyms[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        synonyms_n = buf[pos] - 1
-                                        if synonyms_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                synonyms_n, pos = _w.read_count(buf, pos, True)
-                                            if synonyms_n < 0:
-                                                raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                                            elif synonyms_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                synonyms_items: list[DescribeConfigsSynonym] = []
-                                                for synonyms_index in range(synonyms_n):
-                                                    try:
-                                                        synonyms_item = blank_instance(DescribeConfigsSynonym)
-                                                        field = "name"
-                                                        name_n = buf[pos]  # the length + 1
-                                                        if name_n == 1:  # the empty string
-                                                            synonyms_item.name = ""
-                                                            pos += 1
-                                                        else:
-                                                            name_end = pos + name_n
-                                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                                synonyms_item.name = buf[pos + 1:name_end].decode()
-                                                                pos = name_end
-                                                            else:
-                                                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "value"
-                                                        value_n = buf[pos]  # the length + 1
-                                                        if value_n == 1:  # the empty string
-                                                            synonyms_item.value = ""
-                                                            pos += 1
-                                                        elif value_n == 0:  # null
-                                                            synonyms_item.value = None
-                                                            pos += 1
-                                                        else:
-                                                            value_end = pos + value_n
-                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                                synonyms_item.value = buf[pos + 1:value_end].decode()
-                                                                pos = value_end
-                                                            else:
-                                                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
-                                                        field = "source"
-                                                        (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                                                        pos += 1
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            synonyms_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "synonyms[]", synonyms_index
-                                                        raise failure from None
-                                                    synonyms_items.append(synonyms_item)
-                                                field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-                                                configs_item.synonyms = synonyms_items
-                                        field = "config_type"
-                                        (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
-                                        pos += 1
-                                        field = "documentation"
-                                        documentation_n = buf[pos]  # the length + 1
-                                        if documentation_n == 1:  # the empty string
-                                            configs_item.documentation = ""
-                                            pos += 1
-                                        elif documentation_n == 0:  # null
-                                            configs_item.documentation = None
-                                            pos += 1
-                                        else:
-                                            documentation_end = pos + documentation_n
-                                            if 0 < documentation_n < 0x80 and documentation_end <= size:  # the usual case: a short string
-                                                configs_item.documentation = buf[pos + 1:documentation_end].decode()
-                                                pos = documentation_end
-                                            else:
-                                                configs_item.documentation, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            configs_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "configs[]", configs_index
-                                        raise failure from None
-                                    configs_items.append(configs_item)
-                                field, index = "configs[]", configs_index  # as the last call would have left them
-                                results_item.configs = configs_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: list[DescribeConfigsResult] = []
+            for index in range(results_n):
+                results_item, pos = _read_DescribeConfigsResult_v4(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2096,10 +1279,6 @@ def _write_DescribeConfigsResponse_v4(response: DescribeConfigsResponse, out: by
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which DescribeConfigsResponse version 4 does not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_DescribeConfigsResult_v4(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:

@@ -170,32 +170,11 @@ def _read_DescribeDelegationTokenOwner_v2_3(buf: bytes, pos: int) -> tuple[Descr
     owner = blank_instance(DescribeDelegationTokenOwner)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "principal_type"
-        principal_type_n = buf[pos]  # the length + 1
-        if principal_type_n == 1:  # the empty string
-            owner.principal_type = ""
-            pos += 1
-        else:
-            principal_type_end = pos + principal_type_n
-            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                owner.principal_type = buf[pos + 1:principal_type_end].decode()
-                pos = principal_type_end
-            else:
-                owner.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+        owner.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_n = buf[pos]  # the length + 1
-        if principal_name_n == 1:  # the empty string
-            owner.principal_name = ""
-            pos += 1
-        else:
-            principal_name_end = pos + principal_name_n
-            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                owner.principal_name = buf[pos + 1:principal_name_end].decode()
-                pos = principal_name_end
-            else:
-                owner.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        owner.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -213,21 +192,11 @@ def _write_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner
         field = "principal_type"
         if owner.principal_type is None:
             raise EncodeError("field principal_type is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)")
-        principal_type_utf8 = owner.principal_type.encode()
-        if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_type_utf8) + 1)
-            out += principal_type_utf8
-        else:
-            _w.write_compact_string(out, owner.principal_type)
+        _w.write_compact_string(out, owner.principal_type)
         field = "principal_name"
         if owner.principal_name is None:
             raise EncodeError("field principal_name is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)")
-        principal_name_utf8 = owner.principal_name.encode()
-        if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_name_utf8) + 1)
-            out += principal_name_utf8
-        else:
-            _w.write_compact_string(out, owner.principal_name)
+        _w.write_compact_string(out, owner.principal_name)
         field = "(tagged fields)"
         if owner.unknown_tagged_fields:
             _w.write_tagged(out, [], owner.unknown_tagged_fields)
@@ -264,20 +233,9 @@ def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Des
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
-            for owners_index in range(owners_n):
-                try:
-                    owners_item = blank_instance(DescribeDelegationTokenOwner)
-                    field = "principal_type"
-                    owners_item.principal_type, pos = _w.read_string_nn(buf, pos)
-                    field = "principal_name"
-                    owners_item.principal_name, pos = _w.read_string_nn(buf, pos)
-                    owners_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "owners[]", owners_index
-                    raise failure from None
+            for index in range(owners_n):
+                owners_item, pos = _read_DescribeDelegationTokenOwner_v0_1(buf, pos)
                 owners_items.append(owners_item)
-            field, index = "owners[]", owners_index  # as the last call would have left them
             request.owners = owners_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -320,64 +278,20 @@ def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[Des
     request = blank_instance(DescribeDelegationTokenRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "owners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        owners_n = buf[pos] - 1
-        if owners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        owners_n, pos = _w.read_count(buf, pos, True)
+        if owners_n < 0:
+            request.owners = None
+        elif owners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if owners_n < 0x7F and owners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                owners_n, pos = _w.read_count(buf, pos, True)
-            if owners_n < 0:
-                request.owners = None
-            elif owners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                owners_items: list[DescribeDelegationTokenOwner] = []
-                for owners_index in range(owners_n):
-                    try:
-                        owners_item = blank_instance(DescribeDelegationTokenOwner)
-                        field = "principal_type"
-                        principal_type_n = buf[pos]  # the length + 1
-                        if principal_type_n == 1:  # the empty string
-                            owners_item.principal_type = ""
-                            pos += 1
-                        else:
-                            principal_type_end = pos + principal_type_n
-                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                owners_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                pos = principal_type_end
-                            else:
-                                owners_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "principal_name"
-                        principal_name_n = buf[pos]  # the length + 1
-                        if principal_name_n == 1:  # the empty string
-                            owners_item.principal_name = ""
-                            pos += 1
-                        else:
-                            principal_name_end = pos + principal_name_n
-                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                owners_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                pos = principal_name_end
-                            else:
-                                owners_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            owners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            owners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "owners[]", owners_index
-                        raise failure from None
-                    owners_items.append(owners_item)
-                field, index = "owners[]", owners_index  # as the last call would have left them
-                request.owners = owners_items
+            owners_items: list[DescribeDelegationTokenOwner] = []
+            for index in range(owners_n):
+                owners_item, pos = _read_DescribeDelegationTokenOwner_v2_3(buf, pos)
+                owners_items.append(owners_item)
+            request.owners = owners_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -396,10 +310,6 @@ def _write_DescribeDelegationTokenRequest_v2_3(request: DescribeDelegationTokenR
         owners_items = request.owners
         if owners_items is None:
             _w.write_count(out, None, True)
-        elif len(owners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(owners_items) + 1)
-            for owners_item in owners_items:
-                _write_DescribeDelegationTokenOwner_v2_3(owners_item, out)
         else:
             _w.write_count(out, len(owners_items), True)
             for owners_item in owners_items:

@@ -300,32 +300,11 @@ def _read_DescribedDelegationTokenRenewer_v2_3(buf: bytes, pos: int) -> tuple[De
     renewer = blank_instance(DescribedDelegationTokenRenewer)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "principal_type"
-        principal_type_n = buf[pos]  # the length + 1
-        if principal_type_n == 1:  # the empty string
-            renewer.principal_type = ""
-            pos += 1
-        else:
-            principal_type_end = pos + principal_type_n
-            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                renewer.principal_type = buf[pos + 1:principal_type_end].decode()
-                pos = principal_type_end
-            else:
-                renewer.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+        renewer.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_n = buf[pos]  # the length + 1
-        if principal_name_n == 1:  # the empty string
-            renewer.principal_name = ""
-            pos += 1
-        else:
-            principal_name_end = pos + principal_name_n
-            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                renewer.principal_name = buf[pos + 1:principal_name_end].decode()
-                pos = principal_name_end
-            else:
-                renewer.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        renewer.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -343,21 +322,11 @@ def _write_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationToke
         field = "principal_type"
         if renewer.principal_type is None:
             raise EncodeError("field principal_type is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)")
-        principal_type_utf8 = renewer.principal_type.encode()
-        if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_type_utf8) + 1)
-            out += principal_type_utf8
-        else:
-            _w.write_compact_string(out, renewer.principal_type)
+        _w.write_compact_string(out, renewer.principal_type)
         field = "principal_name"
         if renewer.principal_name is None:
             raise EncodeError("field principal_name is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)")
-        principal_name_utf8 = renewer.principal_name.encode()
-        if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_name_utf8) + 1)
-            out += principal_name_utf8
-        else:
-            _w.write_compact_string(out, renewer.principal_name)
+        _w.write_compact_string(out, renewer.principal_name)
         field = "(tagged fields)"
         if renewer.unknown_tagged_fields:
             _w.write_tagged(out, [], renewer.unknown_tagged_fields)
@@ -407,20 +376,9 @@ def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int) -> tuple[Described
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
-            for renewers_index in range(renewers_n):
-                try:
-                    renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                    field = "principal_type"
-                    renewers_item.principal_type, pos = _w.read_string_nn(buf, pos)
-                    field = "principal_name"
-                    renewers_item.principal_name, pos = _w.read_string_nn(buf, pos)
-                    renewers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "renewers[]", renewers_index
-                    raise failure from None
+            for index in range(renewers_n):
+                renewers_item, pos = _read_DescribedDelegationTokenRenewer_v0_1(buf, pos)
                 renewers_items.append(renewers_item)
-            field, index = "renewers[]", renewers_index  # as the last call would have left them
             token.renewers = renewers_items
         token.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -491,105 +449,31 @@ def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDe
     token.token_requester_principal_name = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "principal_type"
-        principal_type_n = buf[pos]  # the length + 1
-        if principal_type_n == 1:  # the empty string
-            token.principal_type = ""
-            pos += 1
-        else:
-            principal_type_end = pos + principal_type_n
-            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                token.principal_type = buf[pos + 1:principal_type_end].decode()
-                pos = principal_type_end
-            else:
-                token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+        token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_n = buf[pos]  # the length + 1
-        if principal_name_n == 1:  # the empty string
-            token.principal_name = ""
-            pos += 1
-        else:
-            principal_name_end = pos + principal_name_n
-            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                token.principal_name = buf[pos + 1:principal_name_end].decode()
-                pos = principal_name_end
-            else:
-                token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         token.issue_timestamp, token.expiry_timestamp, token.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_n = buf[pos]  # the length + 1
-        if token_id_n == 1:  # the empty string
-            token.token_id = ""
-            pos += 1
-        else:
-            token_id_end = pos + token_id_n
-            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
-                token.token_id = buf[pos + 1:token_id_end].decode()
-                pos = token_id_end
-            else:
-                token.token_id, pos = _w.read_compact_string_nn(buf, pos)
+        token.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         token.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        renewers_n = buf[pos] - 1
-        if renewers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        renewers_n, pos = _w.read_count(buf, pos, True)
+        if renewers_n < 0:
+            raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                renewers_n, pos = _w.read_count(buf, pos, True)
-            if renewers_n < 0:
-                raise DecodeError("non-nullable field renewers was null", offset=pos)
-            elif renewers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                renewers_items: list[DescribedDelegationTokenRenewer] = []
-                for renewers_index in range(renewers_n):
-                    try:
-                        renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                        field = "principal_type"
-                        principal_type_n = buf[pos]  # the length + 1
-                        if principal_type_n == 1:  # the empty string
-                            renewers_item.principal_type = ""
-                            pos += 1
-                        else:
-                            principal_type_end = pos + principal_type_n
-                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                pos = principal_type_end
-                            else:
-                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "principal_name"
-                        principal_name_n = buf[pos]  # the length + 1
-                        if principal_name_n == 1:  # the empty string
-                            renewers_item.principal_name = ""
-                            pos += 1
-                        else:
-                            principal_name_end = pos + principal_name_n
-                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                pos = principal_name_end
-                            else:
-                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            renewers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "renewers[]", renewers_index
-                        raise failure from None
-                    renewers_items.append(renewers_item)
-                field, index = "renewers[]", renewers_index  # as the last call would have left them
-                token.renewers = renewers_items
+            renewers_items: list[DescribedDelegationTokenRenewer] = []
+            for index in range(renewers_n):
+                renewers_item, pos = _read_DescribedDelegationTokenRenewer_v2_3(buf, pos)
+                renewers_items.append(renewers_item)
+            token.renewers = renewers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -611,32 +495,17 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
         field = "principal_type"
         if token.principal_type is None:
             raise EncodeError("field principal_type is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        principal_type_utf8 = token.principal_type.encode()
-        if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_type_utf8) + 1)
-            out += principal_type_utf8
-        else:
-            _w.write_compact_string(out, token.principal_type)
+        _w.write_compact_string(out, token.principal_type)
         field = "principal_name"
         if token.principal_name is None:
             raise EncodeError("field principal_name is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        principal_name_utf8 = token.principal_name.encode()
-        if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_name_utf8) + 1)
-            out += principal_name_utf8
-        else:
-            _w.write_compact_string(out, token.principal_name)
+        _w.write_compact_string(out, token.principal_name)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
         if token.token_id is None:
             raise EncodeError("field token_id is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        token_id_utf8 = token.token_id.encode()
-        if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(token_id_utf8) + 1)
-            out += token_id_utf8
-        else:
-            _w.write_compact_string(out, token.token_id)
+        _w.write_compact_string(out, token.token_id)
         field = "hmac"
         if token.hmac is None:
             raise EncodeError("field hmac is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
@@ -645,10 +514,6 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
         renewers_items = token.renewers
         if renewers_items is None:
                 raise EncodeError("field renewers is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(renewers_items) + 1)
-            for renewers_item in renewers_items:
-                _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
         else:
             _w.write_count(out, len(renewers_items), True)
             for renewers_item in renewers_items:
@@ -688,129 +553,35 @@ def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDe
     token = blank_instance(DescribedDelegationToken)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "principal_type"
-        principal_type_n = buf[pos]  # the length + 1
-        if principal_type_n == 1:  # the empty string
-            token.principal_type = ""
-            pos += 1
-        else:
-            principal_type_end = pos + principal_type_n
-            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                token.principal_type = buf[pos + 1:principal_type_end].decode()
-                pos = principal_type_end
-            else:
-                token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+        token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_n = buf[pos]  # the length + 1
-        if principal_name_n == 1:  # the empty string
-            token.principal_name = ""
-            pos += 1
-        else:
-            principal_name_end = pos + principal_name_n
-            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                token.principal_name = buf[pos + 1:principal_name_end].decode()
-                pos = principal_name_end
-            else:
-                token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_type"
-        token_requester_principal_type_n = buf[pos]  # the length + 1
-        if token_requester_principal_type_n == 1:  # the empty string
-            token.token_requester_principal_type = ""
-            pos += 1
-        else:
-            token_requester_principal_type_end = pos + token_requester_principal_type_n
-            if 0 < token_requester_principal_type_n < 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
-                token.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
-                pos = token_requester_principal_type_end
-            else:
-                token.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+        token.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_name"
-        token_requester_principal_name_n = buf[pos]  # the length + 1
-        if token_requester_principal_name_n == 1:  # the empty string
-            token.token_requester_principal_name = ""
-            pos += 1
-        else:
-            token_requester_principal_name_end = pos + token_requester_principal_name_n
-            if 0 < token_requester_principal_name_n < 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
-                token.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
-                pos = token_requester_principal_name_end
-            else:
-                token.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        token.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         token.issue_timestamp, token.expiry_timestamp, token.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_n = buf[pos]  # the length + 1
-        if token_id_n == 1:  # the empty string
-            token.token_id = ""
-            pos += 1
-        else:
-            token_id_end = pos + token_id_n
-            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
-                token.token_id = buf[pos + 1:token_id_end].decode()
-                pos = token_id_end
-            else:
-                token.token_id, pos = _w.read_compact_string_nn(buf, pos)
+        token.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         token.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        renewers_n = buf[pos] - 1
-        if renewers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        renewers_n, pos = _w.read_count(buf, pos, True)
+        if renewers_n < 0:
+            raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                renewers_n, pos = _w.read_count(buf, pos, True)
-            if renewers_n < 0:
-                raise DecodeError("non-nullable field renewers was null", offset=pos)
-            elif renewers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                renewers_items: list[DescribedDelegationTokenRenewer] = []
-                for renewers_index in range(renewers_n):
-                    try:
-                        renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                        field = "principal_type"
-                        principal_type_n = buf[pos]  # the length + 1
-                        if principal_type_n == 1:  # the empty string
-                            renewers_item.principal_type = ""
-                            pos += 1
-                        else:
-                            principal_type_end = pos + principal_type_n
-                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                pos = principal_type_end
-                            else:
-                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "principal_name"
-                        principal_name_n = buf[pos]  # the length + 1
-                        if principal_name_n == 1:  # the empty string
-                            renewers_item.principal_name = ""
-                            pos += 1
-                        else:
-                            principal_name_end = pos + principal_name_n
-                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                pos = principal_name_end
-                            else:
-                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            renewers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "renewers[]", renewers_index
-                        raise failure from None
-                    renewers_items.append(renewers_item)
-                field, index = "renewers[]", renewers_index  # as the last call would have left them
-                token.renewers = renewers_items
+            renewers_items: list[DescribedDelegationTokenRenewer] = []
+            for index in range(renewers_n):
+                renewers_item, pos = _read_DescribedDelegationTokenRenewer_v2_3(buf, pos)
+                renewers_items.append(renewers_item)
+            token.renewers = renewers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -828,50 +599,25 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
         field = "principal_type"
         if token.principal_type is None:
             raise EncodeError("field principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        principal_type_utf8 = token.principal_type.encode()
-        if len(principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_type_utf8) + 1)
-            out += principal_type_utf8
-        else:
-            _w.write_compact_string(out, token.principal_type)
+        _w.write_compact_string(out, token.principal_type)
         field = "principal_name"
         if token.principal_name is None:
             raise EncodeError("field principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        principal_name_utf8 = token.principal_name.encode()
-        if len(principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(principal_name_utf8) + 1)
-            out += principal_name_utf8
-        else:
-            _w.write_compact_string(out, token.principal_name)
+        _w.write_compact_string(out, token.principal_name)
         field = "token_requester_principal_type"
         if token.token_requester_principal_type is None:
             raise EncodeError("field token_requester_principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        token_requester_principal_type_utf8 = token.token_requester_principal_type.encode()
-        if len(token_requester_principal_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(token_requester_principal_type_utf8) + 1)
-            out += token_requester_principal_type_utf8
-        else:
-            _w.write_compact_string(out, token.token_requester_principal_type)
+        _w.write_compact_string(out, token.token_requester_principal_type)
         field = "token_requester_principal_name"
         if token.token_requester_principal_name is None:
             raise EncodeError("field token_requester_principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        token_requester_principal_name_utf8 = token.token_requester_principal_name.encode()
-        if len(token_requester_principal_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(token_requester_principal_name_utf8) + 1)
-            out += token_requester_principal_name_utf8
-        else:
-            _w.write_compact_string(out, token.token_requester_principal_name)
+        _w.write_compact_string(out, token.token_requester_principal_name)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
         if token.token_id is None:
             raise EncodeError("field token_id is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        token_id_utf8 = token.token_id.encode()
-        if len(token_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(token_id_utf8) + 1)
-            out += token_id_utf8
-        else:
-            _w.write_compact_string(out, token.token_id)
+        _w.write_compact_string(out, token.token_id)
         field = "hmac"
         if token.hmac is None:
             raise EncodeError("field hmac is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
@@ -880,10 +626,6 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
         renewers_items = token.renewers
         if renewers_items is None:
                 raise EncodeError("field renewers is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(renewers_items) + 1)
-            for renewers_item in renewers_items:
-                _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
         else:
             _w.write_count(out, len(renewers_items), True)
             for renewers_item in renewers_items:
@@ -938,53 +680,9 @@ def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[De
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             tokens_items: list[DescribedDelegationToken] = []
-            for tokens_index in range(tokens_n):
-                try:
-                    tokens_item = blank_instance(DescribedDelegationToken)
-                    tokens_item.token_requester_principal_type = ''
-                    tokens_item.token_requester_principal_name = ''
-                    field = "principal_type"
-                    tokens_item.principal_type, pos = _w.read_string_nn(buf, pos)
-                    field = "principal_name"
-                    tokens_item.principal_name, pos = _w.read_string_nn(buf, pos)
-                    field = "issue_timestamp, expiry_timestamp, max_timestamp"
-                    tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
-                    pos += 24
-                    field = "token_id"
-                    tokens_item.token_id, pos = _w.read_string_nn(buf, pos)
-                    field = "hmac"
-                    tokens_item.hmac, pos = _w.read_bytes_nn(buf, pos)
-                    field = "renewers[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    renewers_n, pos = _w.read_count(buf, pos, False)
-                    if renewers_n < 0:
-                        raise DecodeError("non-nullable field renewers was null", offset=pos)
-                    elif renewers_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        renewers_items: list[DescribedDelegationTokenRenewer] = []
-                        for renewers_index in range(renewers_n):
-                            try:
-                                renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                                field = "principal_type"
-                                renewers_item.principal_type, pos = _w.read_string_nn(buf, pos)
-                                field = "principal_name"
-                                renewers_item.principal_name, pos = _w.read_string_nn(buf, pos)
-                                renewers_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "renewers[]", renewers_index
-                                raise failure from None
-                            renewers_items.append(renewers_item)
-                        field, index = "renewers[]", renewers_index  # as the last call would have left them
-                        tokens_item.renewers = renewers_items
-                    tokens_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "tokens[]", tokens_index
-                    raise failure from None
+            for index in range(tokens_n):
+                tokens_item, pos = _read_DescribedDelegationToken_v0_1(buf, pos)
                 tokens_items.append(tokens_item)
-            field, index = "tokens[]", tokens_index  # as the last call would have left them
             response.tokens = tokens_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
@@ -1034,142 +732,23 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
     response = blank_instance(DescribeDelegationTokenResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_DescribeDelegationTokenResponse_error_code(buf, pos)
         pos += 2
         field = "tokens[]"
         index = -1  # no element yet: an error in the count names the array itself
-        tokens_n = buf[pos] - 1
-        if tokens_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        tokens_n, pos = _w.read_count(buf, pos, True)
+        if tokens_n < 0:
+            raise DecodeError("non-nullable field tokens was null", offset=pos)
+        elif tokens_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if tokens_n < 0x7F and tokens_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                tokens_n, pos = _w.read_count(buf, pos, True)
-            if tokens_n < 0:
-                raise DecodeError("non-nullable field tokens was null", offset=pos)
-            elif tokens_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                tokens_items: list[DescribedDelegationToken] = []
-                for tokens_index in range(tokens_n):
-                    try:
-                        tokens_item = blank_instance(DescribedDelegationToken)
-                        tokens_item.token_requester_principal_type = ''
-                        tokens_item.token_requester_principal_name = ''
-                        field = "principal_type"
-                        principal_type_n = buf[pos]  # the length + 1
-                        if principal_type_n == 1:  # the empty string
-                            tokens_item.principal_type = ""
-                            pos += 1
-                        else:
-                            principal_type_end = pos + principal_type_n
-                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                pos = principal_type_end
-                            else:
-                                tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "principal_name"
-                        principal_name_n = buf[pos]  # the length + 1
-                        if principal_name_n == 1:  # the empty string
-                            tokens_item.principal_name = ""
-                            pos += 1
-                        else:
-                            principal_name_end = pos + principal_name_n
-                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                pos = principal_name_end
-                            else:
-                                tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "issue_timestamp, expiry_timestamp, max_timestamp"
-                        tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
-                        pos += 24
-                        field = "token_id"
-                        token_id_n = buf[pos]  # the length + 1
-                        if token_id_n == 1:  # the empty string
-                            tokens_item.token_id = ""
-                            pos += 1
-                        else:
-                            token_id_end = pos + token_id_n
-                            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
-                                tokens_item.token_id = buf[pos + 1:token_id_end].decode()
-                                pos = token_id_end
-                            else:
-                                tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "hmac"
-                        tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "renewers[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        renewers_n = buf[pos] - 1
-                        if renewers_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                renewers_n, pos = _w.read_count(buf, pos, True)
-                            if renewers_n < 0:
-                                raise DecodeError("non-nullable field renewers was null", offset=pos)
-                            elif renewers_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                renewers_items: list[DescribedDelegationTokenRenewer] = []
-                                for renewers_index in range(renewers_n):
-                                    try:
-                                        renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                                        field = "principal_type"
-                                        principal_type_n = buf[pos]  # the length + 1
-                                        if principal_type_n == 1:  # the empty string
-                                            renewers_item.principal_type = ""
-                                            pos += 1
-                                        else:
-                                            principal_type_end = pos + principal_type_n
-                                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                                pos = principal_type_end
-                                            else:
-                                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "principal_name"
-                                        principal_name_n = buf[pos]  # the length + 1
-                                        if principal_name_n == 1:  # the empty string
-                                            renewers_item.principal_name = ""
-                                            pos += 1
-                                        else:
-                                            principal_name_end = pos + principal_name_n
-                                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                                pos = principal_name_end
-                                            else:
-                                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            renewers_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "renewers[]", renewers_index
-                                        raise failure from None
-                                    renewers_items.append(renewers_item)
-                                field, index = "renewers[]", renewers_index  # as the last call would have left them
-                                tokens_item.renewers = renewers_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            tokens_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            tokens_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "tokens[]", tokens_index
-                        raise failure from None
-                    tokens_items.append(tokens_item)
-                field, index = "tokens[]", tokens_index  # as the last call would have left them
-                response.tokens = tokens_items
+            tokens_items: list[DescribedDelegationToken] = []
+            for index in range(tokens_n):
+                tokens_item, pos = _read_DescribedDelegationToken_v2(buf, pos)
+                tokens_items.append(tokens_item)
+            response.tokens = tokens_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -1193,10 +772,6 @@ def _write_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenR
         tokens_items = response.tokens
         if tokens_items is None:
                 raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse version 2 does not allow (never nullable)")
-        elif len(tokens_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(tokens_items) + 1)
-            for tokens_item in tokens_items:
-                _write_DescribedDelegationToken_v2(tokens_item, out)
         else:
             _w.write_count(out, len(tokens_items), True)
             for tokens_item in tokens_items:
@@ -1234,164 +809,23 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
     response = blank_instance(DescribeDelegationTokenResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_DescribeDelegationTokenResponse_error_code(buf, pos)
         pos += 2
         field = "tokens[]"
         index = -1  # no element yet: an error in the count names the array itself
-        tokens_n = buf[pos] - 1
-        if tokens_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        tokens_n, pos = _w.read_count(buf, pos, True)
+        if tokens_n < 0:
+            raise DecodeError("non-nullable field tokens was null", offset=pos)
+        elif tokens_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if tokens_n < 0x7F and tokens_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                tokens_n, pos = _w.read_count(buf, pos, True)
-            if tokens_n < 0:
-                raise DecodeError("non-nullable field tokens was null", offset=pos)
-            elif tokens_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                tokens_items: list[DescribedDelegationToken] = []
-                for tokens_index in range(tokens_n):
-                    try:
-                        tokens_item = blank_instance(DescribedDelegationToken)
-                        field = "principal_type"
-                        principal_type_n = buf[pos]  # the length + 1
-                        if principal_type_n == 1:  # the empty string
-                            tokens_item.principal_type = ""
-                            pos += 1
-                        else:
-                            principal_type_end = pos + principal_type_n
-                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                pos = principal_type_end
-                            else:
-                                tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "principal_name"
-                        principal_name_n = buf[pos]  # the length + 1
-                        if principal_name_n == 1:  # the empty string
-                            tokens_item.principal_name = ""
-                            pos += 1
-                        else:
-                            principal_name_end = pos + principal_name_n
-                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                pos = principal_name_end
-                            else:
-                                tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "token_requester_principal_type"
-                        token_requester_principal_type_n = buf[pos]  # the length + 1
-                        if token_requester_principal_type_n == 1:  # the empty string
-                            tokens_item.token_requester_principal_type = ""
-                            pos += 1
-                        else:
-                            token_requester_principal_type_end = pos + token_requester_principal_type_n
-                            if 0 < token_requester_principal_type_n < 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
-                                tokens_item.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
-                                pos = token_requester_principal_type_end
-                            else:
-                                tokens_item.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "token_requester_principal_name"
-                        token_requester_principal_name_n = buf[pos]  # the length + 1
-                        if token_requester_principal_name_n == 1:  # the empty string
-                            tokens_item.token_requester_principal_name = ""
-                            pos += 1
-                        else:
-                            token_requester_principal_name_end = pos + token_requester_principal_name_n
-                            if 0 < token_requester_principal_name_n < 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
-                                tokens_item.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
-                                pos = token_requester_principal_name_end
-                            else:
-                                tokens_item.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "issue_timestamp, expiry_timestamp, max_timestamp"
-                        tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
-                        pos += 24
-                        field = "token_id"
-                        token_id_n = buf[pos]  # the length + 1
-                        if token_id_n == 1:  # the empty string
-                            tokens_item.token_id = ""
-                            pos += 1
-                        else:
-                            token_id_end = pos + token_id_n
-                            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
-                                tokens_item.token_id = buf[pos + 1:token_id_end].decode()
-                                pos = token_id_end
-                            else:
-                                tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "hmac"
-                        tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "renewers[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        renewers_n = buf[pos] - 1
-                        if renewers_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                renewers_n, pos = _w.read_count(buf, pos, True)
-                            if renewers_n < 0:
-                                raise DecodeError("non-nullable field renewers was null", offset=pos)
-                            elif renewers_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                renewers_items: list[DescribedDelegationTokenRenewer] = []
-                                for renewers_index in range(renewers_n):
-                                    try:
-                                        renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                                        field = "principal_type"
-                                        principal_type_n = buf[pos]  # the length + 1
-                                        if principal_type_n == 1:  # the empty string
-                                            renewers_item.principal_type = ""
-                                            pos += 1
-                                        else:
-                                            principal_type_end = pos + principal_type_n
-                                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                                pos = principal_type_end
-                                            else:
-                                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "principal_name"
-                                        principal_name_n = buf[pos]  # the length + 1
-                                        if principal_name_n == 1:  # the empty string
-                                            renewers_item.principal_name = ""
-                                            pos += 1
-                                        else:
-                                            principal_name_end = pos + principal_name_n
-                                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                                pos = principal_name_end
-                                            else:
-                                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            renewers_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "renewers[]", renewers_index
-                                        raise failure from None
-                                    renewers_items.append(renewers_item)
-                                field, index = "renewers[]", renewers_index  # as the last call would have left them
-                                tokens_item.renewers = renewers_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            tokens_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            tokens_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "tokens[]", tokens_index
-                        raise failure from None
-                    tokens_items.append(tokens_item)
-                field, index = "tokens[]", tokens_index  # as the last call would have left them
-                response.tokens = tokens_items
+            tokens_items: list[DescribedDelegationToken] = []
+            for index in range(tokens_n):
+                tokens_item, pos = _read_DescribedDelegationToken_v3(buf, pos)
+                tokens_items.append(tokens_item)
+            response.tokens = tokens_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -1415,10 +849,6 @@ def _write_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenR
         tokens_items = response.tokens
         if tokens_items is None:
                 raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse version 3 does not allow (never nullable)")
-        elif len(tokens_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(tokens_items) + 1)
-            for tokens_item in tokens_items:
-                _write_DescribedDelegationToken_v3(tokens_item, out)
         else:
             _w.write_count(out, len(tokens_items), True)
             for tokens_item in tokens_items:

@@ -210,28 +210,20 @@ def _read_DescribeGroupsRequest_v5_6(buf: bytes, pos: int) -> tuple[DescribeGrou
     request = blank_instance(DescribeGroupsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "groups"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[str] = []
-                for index in range(groups_n):
-                    groups_item, pos = _w.read_compact_string_nn(buf, pos)
-                    groups_items.append(groups_item)
-                request.groups = groups_items
+            groups_items: list[str] = []
+            for index in range(groups_n):
+                groups_item, pos = _w.read_compact_string_nn(buf, pos)
+                groups_items.append(groups_item)
+            request.groups = groups_items
         field = "include_authorized_operations"
         (request.include_authorized_operations,) = _unpack_DescribeGroupsRequest_include_authorized_operations(buf, pos)
         pos += 1
@@ -253,12 +245,6 @@ def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytea
         groups_items = request.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which DescribeGroupsRequest versions 5-6 do not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                if groups_item is None:
-                    raise EncodeError("null element in array groups")
-                _w.write_compact_string(out, groups_item)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:

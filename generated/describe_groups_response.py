@@ -402,59 +402,15 @@ def _read_DescribedGroupMember_v5_6(buf: bytes, pos: int) -> tuple[DescribedGrou
     member = blank_instance(DescribedGroupMember)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            member.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                member.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            member.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            member.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                member.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                member.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        member.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_n = buf[pos]  # the length + 1
-        if client_id_n == 1:  # the empty string
-            member.client_id = ""
-            pos += 1
-        else:
-            client_id_end = pos + client_id_n
-            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                member.client_id = buf[pos + 1:client_id_end].decode()
-                pos = client_id_end
-            else:
-                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_n = buf[pos]  # the length + 1
-        if client_host_n == 1:  # the empty string
-            member.client_host = ""
-            pos += 1
-        else:
-            client_host_end = pos + client_host_n
-            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                member.client_host = buf[pos + 1:client_host_end].decode()
-                pos = client_host_end
-            else:
-                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+        member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_metadata"
         member.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "member_assignment"
@@ -476,32 +432,17 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
         field = "member_id"
         if member.member_id is None:
             raise EncodeError("field member_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        member_id_utf8 = member.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, member.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, member.group_instance_id)
         field = "client_id"
         if member.client_id is None:
             raise EncodeError("field client_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        client_id_utf8 = member.client_id.encode()
-        if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_id_utf8) + 1)
-            out += client_id_utf8
-        else:
-            _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
             raise EncodeError("field client_host is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        client_host_utf8 = member.client_host.encode()
-        if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_host_utf8) + 1)
-            out += client_host_utf8
-        else:
-            _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, member.client_host)
         field = "member_metadata"
         if member.member_metadata is None:
             raise EncodeError("field member_metadata is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
@@ -563,27 +504,9 @@ def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[DescribedGroupMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(DescribedGroupMember)
-                    members_item.group_instance_id = None
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_id"
-                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_host"
-                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                    field = "member_metadata"
-                    members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
-                    field = "member_assignment"
-                    members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_DescribedGroupMember_v0_3(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         group.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -674,27 +597,9 @@ def _read_DescribedGroup_v3(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[DescribedGroupMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(DescribedGroupMember)
-                    members_item.group_instance_id = None
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_id"
-                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_host"
-                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                    field = "member_metadata"
-                    members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
-                    field = "member_assignment"
-                    members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_DescribedGroupMember_v0_3(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -788,28 +693,9 @@ def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[DescribedGroupMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(DescribedGroupMember)
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
-                    field = "client_id"
-                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_host"
-                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                    field = "member_metadata"
-                    members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
-                    field = "member_assignment"
-                    members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_DescribedGroupMember_v4(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -882,146 +768,31 @@ def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
     group.error_message = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_n = buf[pos]  # the length + 1
-        if group_state_n == 1:  # the empty string
-            group.group_state = ""
-            pos += 1
-        else:
-            group_state_end = pos + group_state_n
-            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                group.group_state = buf[pos + 1:group_state_end].decode()
-                pos = group_state_end
-            else:
-                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            group.protocol_type = ""
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+        group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_data"
-        protocol_data_n = buf[pos]  # the length + 1
-        if protocol_data_n == 1:  # the empty string
-            group.protocol_data = ""
-            pos += 1
-        else:
-            protocol_data_end = pos + protocol_data_n
-            if 0 < protocol_data_n < 0x80 and protocol_data_end <= size:  # the usual case: a short string
-                group.protocol_data = buf[pos + 1:protocol_data_end].decode()
-                pos = protocol_data_end
-            else:
-                group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+        group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[DescribedGroupMember] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(DescribedGroupMember)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_instance_id"
-                        group_instance_id_n = buf[pos]  # the length + 1
-                        if group_instance_id_n == 1:  # the empty string
-                            members_item.group_instance_id = ""
-                            pos += 1
-                        elif group_instance_id_n == 0:  # null
-                            members_item.group_instance_id = None
-                            pos += 1
-                        else:
-                            group_instance_id_end = pos + group_instance_id_n
-                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                pos = group_instance_id_end
-                            else:
-                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "client_id"
-                        client_id_n = buf[pos]  # the length + 1
-                        if client_id_n == 1:  # the empty string
-                            members_item.client_id = ""
-                            pos += 1
-                        else:
-                            client_id_end = pos + client_id_n
-                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                pos = client_id_end
-                            else:
-                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "client_host"
-                        client_host_n = buf[pos]  # the length + 1
-                        if client_host_n == 1:  # the empty string
-                            members_item.client_host = ""
-                            pos += 1
-                        else:
-                            client_host_end = pos + client_host_n
-                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                pos = client_host_end
-                            else:
-                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "member_metadata"
-                        members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "member_assignment"
-                        members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                group.members = members_items
+            members_items: list[DescribedGroupMember] = []
+            for index in range(members_n):
+                members_item, pos = _read_DescribedGroupMember_v5_6(buf, pos)
+                members_items.append(members_item)
+            group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
@@ -1046,47 +817,23 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which DescribedGroup version 5 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
             raise EncodeError("field group_state is null, which DescribedGroup version 5 does not allow (never nullable)")
-        group_state_utf8 = group.group_state.encode()
-        if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_state_utf8) + 1)
-            out += group_state_utf8
-        else:
-            _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, group.group_state)
         field = "protocol_type"
         if group.protocol_type is None:
             raise EncodeError("field protocol_type is null, which DescribedGroup version 5 does not allow (never nullable)")
-        protocol_type_utf8 = group.protocol_type.encode()
-        if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_type_utf8) + 1)
-            out += protocol_type_utf8
-        else:
-            _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, group.protocol_type)
         field = "protocol_data"
         if group.protocol_data is None:
             raise EncodeError("field protocol_data is null, which DescribedGroup version 5 does not allow (never nullable)")
-        protocol_data_utf8 = group.protocol_data.encode()
-        if len(protocol_data_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_data_utf8) + 1)
-            out += protocol_data_utf8
-        else:
-            _w.write_compact_string(out, group.protocol_data)
+        _w.write_compact_string(out, group.protocol_data)
         field = "members[]"
         members_items = group.members
         if members_items is None:
                 raise EncodeError("field members is null, which DescribedGroup version 5 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v5_6(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:
@@ -1128,161 +875,33 @@ def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
     group = blank_instance(DescribedGroup)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            group.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            group.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                group.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                group.error_message, pos = _w.read_compact_string(buf, pos)
+        group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_n = buf[pos]  # the length + 1
-        if group_state_n == 1:  # the empty string
-            group.group_state = ""
-            pos += 1
-        else:
-            group_state_end = pos + group_state_n
-            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                group.group_state = buf[pos + 1:group_state_end].decode()
-                pos = group_state_end
-            else:
-                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            group.protocol_type = ""
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+        group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_data"
-        protocol_data_n = buf[pos]  # the length + 1
-        if protocol_data_n == 1:  # the empty string
-            group.protocol_data = ""
-            pos += 1
-        else:
-            protocol_data_end = pos + protocol_data_n
-            if 0 < protocol_data_n < 0x80 and protocol_data_end <= size:  # the usual case: a short string
-                group.protocol_data = buf[pos + 1:protocol_data_end].decode()
-                pos = protocol_data_end
-            else:
-                group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+        group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[DescribedGroupMember] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(DescribedGroupMember)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_instance_id"
-                        group_instance_id_n = buf[pos]  # the length + 1
-                        if group_instance_id_n == 1:  # the empty string
-                            members_item.group_instance_id = ""
-                            pos += 1
-                        elif group_instance_id_n == 0:  # null
-                            members_item.group_instance_id = None
-                            pos += 1
-                        else:
-                            group_instance_id_end = pos + group_instance_id_n
-                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                pos = group_instance_id_end
-                            else:
-                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "client_id"
-                        client_id_n = buf[pos]  # the length + 1
-                        if client_id_n == 1:  # the empty string
-                            members_item.client_id = ""
-                            pos += 1
-                        else:
-                            client_id_end = pos + client_id_n
-                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                pos = client_id_end
-                            else:
-                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "client_host"
-                        client_host_n = buf[pos]  # the length + 1
-                        if client_host_n == 1:  # the empty string
-                            members_item.client_host = ""
-                            pos += 1
-                        else:
-                            client_host_end = pos + client_host_n
-                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                pos = client_host_end
-                            else:
-                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "member_metadata"
-                        members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "member_assignment"
-                        members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                group.members = members_items
+            members_items: list[DescribedGroupMember] = []
+            for index in range(members_n):
+                members_item, pos = _read_DescribedGroupMember_v5_6(buf, pos)
+                members_items.append(members_item)
+            group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
@@ -1307,47 +926,23 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which DescribedGroup version 6 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
             raise EncodeError("field group_state is null, which DescribedGroup version 6 does not allow (never nullable)")
-        group_state_utf8 = group.group_state.encode()
-        if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_state_utf8) + 1)
-            out += group_state_utf8
-        else:
-            _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, group.group_state)
         field = "protocol_type"
         if group.protocol_type is None:
             raise EncodeError("field protocol_type is null, which DescribedGroup version 6 does not allow (never nullable)")
-        protocol_type_utf8 = group.protocol_type.encode()
-        if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_type_utf8) + 1)
-            out += protocol_type_utf8
-        else:
-            _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, group.protocol_type)
         field = "protocol_data"
         if group.protocol_data is None:
             raise EncodeError("field protocol_data is null, which DescribedGroup version 6 does not allow (never nullable)")
-        protocol_data_utf8 = group.protocol_data.encode()
-        if len(protocol_data_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_data_utf8) + 1)
-            out += protocol_data_utf8
-        else:
-            _w.write_compact_string(out, group.protocol_data)
+        _w.write_compact_string(out, group.protocol_data)
         field = "members[]"
         members_items = group.members
         if members_items is None:
                 raise EncodeError("field members is null, which DescribedGroup version 6 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v5_6(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:
@@ -1401,60 +996,9 @@ def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroup
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[DescribedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(DescribedGroup)
-                    groups_item.error_message = None
-                    groups_item.authorized_operations = -2147483648
-                    field = "error_code"
-                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                    pos += 2
-                    field = "group_id"
-                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
-                    field = "group_state"
-                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_type"
-                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_data"
-                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
-                    field = "members[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    members_n, pos = _w.read_count(buf, pos, False)
-                    if members_n < 0:
-                        raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        members_items: list[DescribedGroupMember] = []
-                        for members_index in range(members_n):
-                            try:
-                                members_item = blank_instance(DescribedGroupMember)
-                                members_item.group_instance_id = None
-                                field = "member_id"
-                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                                field = "client_id"
-                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                                field = "client_host"
-                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                                field = "member_metadata"
-                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
-                                field = "member_assignment"
-                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
-                                members_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "members[]", members_index
-                                raise failure from None
-                            members_items.append(members_item)
-                        field, index = "members[]", members_index  # as the last call would have left them
-                        groups_item.members = members_items
-                    groups_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribedGroup_v0_2(buf, pos)
                 groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1510,60 +1054,9 @@ def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGro
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[DescribedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(DescribedGroup)
-                    groups_item.error_message = None
-                    groups_item.authorized_operations = -2147483648
-                    field = "error_code"
-                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                    pos += 2
-                    field = "group_id"
-                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
-                    field = "group_state"
-                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_type"
-                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_data"
-                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
-                    field = "members[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    members_n, pos = _w.read_count(buf, pos, False)
-                    if members_n < 0:
-                        raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        members_items: list[DescribedGroupMember] = []
-                        for members_index in range(members_n):
-                            try:
-                                members_item = blank_instance(DescribedGroupMember)
-                                members_item.group_instance_id = None
-                                field = "member_id"
-                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                                field = "client_id"
-                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                                field = "client_host"
-                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                                field = "member_metadata"
-                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
-                                field = "member_assignment"
-                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
-                                members_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "members[]", members_index
-                                raise failure from None
-                            members_items.append(members_item)
-                        field, index = "members[]", members_index  # as the last call would have left them
-                        groups_item.members = members_items
-                    groups_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribedGroup_v0_2(buf, pos)
                 groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1621,62 +1114,9 @@ def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroup
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[DescribedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(DescribedGroup)
-                    groups_item.error_message = None
-                    field = "error_code"
-                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                    pos += 2
-                    field = "group_id"
-                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
-                    field = "group_state"
-                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_type"
-                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_data"
-                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
-                    field = "members[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    members_n, pos = _w.read_count(buf, pos, False)
-                    if members_n < 0:
-                        raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        members_items: list[DescribedGroupMember] = []
-                        for members_index in range(members_n):
-                            try:
-                                members_item = blank_instance(DescribedGroupMember)
-                                members_item.group_instance_id = None
-                                field = "member_id"
-                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                                field = "client_id"
-                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                                field = "client_host"
-                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                                field = "member_metadata"
-                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
-                                field = "member_assignment"
-                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
-                                members_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "members[]", members_index
-                                raise failure from None
-                            members_items.append(members_item)
-                        field, index = "members[]", members_index  # as the last call would have left them
-                        groups_item.members = members_items
-                    field = "authorized_operations"
-                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                    pos += 4
-                    groups_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribedGroup_v3(buf, pos)
                 groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1734,63 +1174,9 @@ def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroup
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[DescribedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(DescribedGroup)
-                    groups_item.error_message = None
-                    field = "error_code"
-                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                    pos += 2
-                    field = "group_id"
-                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
-                    field = "group_state"
-                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_type"
-                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_data"
-                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
-                    field = "members[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    members_n, pos = _w.read_count(buf, pos, False)
-                    if members_n < 0:
-                        raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        members_items: list[DescribedGroupMember] = []
-                        for members_index in range(members_n):
-                            try:
-                                members_item = blank_instance(DescribedGroupMember)
-                                field = "member_id"
-                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                                field = "group_instance_id"
-                                members_item.group_instance_id, pos = _w.read_string(buf, pos)
-                                field = "client_id"
-                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                                field = "client_host"
-                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                                field = "member_metadata"
-                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
-                                field = "member_assignment"
-                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
-                                members_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "members[]", members_index
-                                raise failure from None
-                            members_items.append(members_item)
-                        field, index = "members[]", members_index  # as the last call would have left them
-                        groups_item.members = members_items
-                    field = "authorized_operations"
-                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                    pos += 4
-                    groups_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribedGroup_v4(buf, pos)
                 groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1835,185 +1221,23 @@ def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroup
     response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeGroupsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[DescribedGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(DescribedGroup)
-                        groups_item.error_message = None
-                        field = "error_code"
-                        (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                        pos += 2
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_state"
-                        group_state_n = buf[pos]  # the length + 1
-                        if group_state_n == 1:  # the empty string
-                            groups_item.group_state = ""
-                            pos += 1
-                        else:
-                            group_state_end = pos + group_state_n
-                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                                pos = group_state_end
-                            else:
-                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "protocol_type"
-                        protocol_type_n = buf[pos]  # the length + 1
-                        if protocol_type_n == 1:  # the empty string
-                            groups_item.protocol_type = ""
-                            pos += 1
-                        else:
-                            protocol_type_end = pos + protocol_type_n
-                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                                pos = protocol_type_end
-                            else:
-                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "protocol_data"
-                        protocol_data_n = buf[pos]  # the length + 1
-                        if protocol_data_n == 1:  # the empty string
-                            groups_item.protocol_data = ""
-                            pos += 1
-                        else:
-                            protocol_data_end = pos + protocol_data_n
-                            if 0 < protocol_data_n < 0x80 and protocol_data_end <= size:  # the usual case: a short string
-                                groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
-                                pos = protocol_data_end
-                            else:
-                                groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "members[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        members_n = buf[pos] - 1
-                        if members_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                members_n, pos = _w.read_count(buf, pos, True)
-                            if members_n < 0:
-                                raise DecodeError("non-nullable field members was null", offset=pos)
-                            elif members_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                members_items: list[DescribedGroupMember] = []
-                                for members_index in range(members_n):
-                                    try:
-                                        members_item = blank_instance(DescribedGroupMember)
-                                        field = "member_id"
-                                        member_id_n = buf[pos]  # the length + 1
-                                        if member_id_n == 1:  # the empty string
-                                            members_item.member_id = ""
-                                            pos += 1
-                                        else:
-                                            member_id_end = pos + member_id_n
-                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                                pos = member_id_end
-                                            else:
-                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "group_instance_id"
-                                        group_instance_id_n = buf[pos]  # the length + 1
-                                        if group_instance_id_n == 1:  # the empty string
-                                            members_item.group_instance_id = ""
-                                            pos += 1
-                                        elif group_instance_id_n == 0:  # null
-                                            members_item.group_instance_id = None
-                                            pos += 1
-                                        else:
-                                            group_instance_id_end = pos + group_instance_id_n
-                                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                                pos = group_instance_id_end
-                                            else:
-                                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                                        field = "client_id"
-                                        client_id_n = buf[pos]  # the length + 1
-                                        if client_id_n == 1:  # the empty string
-                                            members_item.client_id = ""
-                                            pos += 1
-                                        else:
-                                            client_id_end = pos + client_id_n
-                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                                pos = client_id_end
-                                            else:
-                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "client_host"
-                                        client_host_n = buf[pos]  # the length + 1
-                                        if client_host_n == 1:  # the empty string
-                                            members_item.client_host = ""
-                                            pos += 1
-                                        else:
-                                            client_host_end = pos + client_host_n
-                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                                pos = client_host_end
-                                            else:
-                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "member_metadata"
-                                        members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                                        field = "member_assignment"
-                                        members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            members_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "members[]", members_index
-                                        raise failure from None
-                                    members_items.append(members_item)
-                                field, index = "members[]", members_index  # as the last call would have left them
-                                groups_item.members = members_items
-                        field = "authorized_operations"
-                        (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[DescribedGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribedGroup_v5(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2034,10 +1258,6 @@ def _write_DescribeGroupsResponse_v5(response: DescribeGroupsResponse, out: byte
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which DescribeGroupsResponse version 5 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v5(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:
@@ -2073,199 +1293,23 @@ def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroup
     response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeGroupsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[DescribedGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(DescribedGroup)
-                        field = "error_code"
-                        (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            groups_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            groups_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_state"
-                        group_state_n = buf[pos]  # the length + 1
-                        if group_state_n == 1:  # the empty string
-                            groups_item.group_state = ""
-                            pos += 1
-                        else:
-                            group_state_end = pos + group_state_n
-                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                                pos = group_state_end
-                            else:
-                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "protocol_type"
-                        protocol_type_n = buf[pos]  # the length + 1
-                        if protocol_type_n == 1:  # the empty string
-                            groups_item.protocol_type = ""
-                            pos += 1
-                        else:
-                            protocol_type_end = pos + protocol_type_n
-                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                                pos = protocol_type_end
-                            else:
-                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "protocol_data"
-                        protocol_data_n = buf[pos]  # the length + 1
-                        if protocol_data_n == 1:  # the empty string
-                            groups_item.protocol_data = ""
-                            pos += 1
-                        else:
-                            protocol_data_end = pos + protocol_data_n
-                            if 0 < protocol_data_n < 0x80 and protocol_data_end <= size:  # the usual case: a short string
-                                groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
-                                pos = protocol_data_end
-                            else:
-                                groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "members[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        members_n = buf[pos] - 1
-                        if members_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                members_n, pos = _w.read_count(buf, pos, True)
-                            if members_n < 0:
-                                raise DecodeError("non-nullable field members was null", offset=pos)
-                            elif members_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                members_items: list[DescribedGroupMember] = []
-                                for members_index in range(members_n):
-                                    try:
-                                        members_item = blank_instance(DescribedGroupMember)
-                                        field = "member_id"
-                                        member_id_n = buf[pos]  # the length + 1
-                                        if member_id_n == 1:  # the empty string
-                                            members_item.member_id = ""
-                                            pos += 1
-                                        else:
-                                            member_id_end = pos + member_id_n
-                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                                pos = member_id_end
-                                            else:
-                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "group_instance_id"
-                                        group_instance_id_n = buf[pos]  # the length + 1
-                                        if group_instance_id_n == 1:  # the empty string
-                                            members_item.group_instance_id = ""
-                                            pos += 1
-                                        elif group_instance_id_n == 0:  # null
-                                            members_item.group_instance_id = None
-                                            pos += 1
-                                        else:
-                                            group_instance_id_end = pos + group_instance_id_n
-                                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                                pos = group_instance_id_end
-                                            else:
-                                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                                        field = "client_id"
-                                        client_id_n = buf[pos]  # the length + 1
-                                        if client_id_n == 1:  # the empty string
-                                            members_item.client_id = ""
-                                            pos += 1
-                                        else:
-                                            client_id_end = pos + client_id_n
-                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                                pos = client_id_end
-                                            else:
-                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "client_host"
-                                        client_host_n = buf[pos]  # the length + 1
-                                        if client_host_n == 1:  # the empty string
-                                            members_item.client_host = ""
-                                            pos += 1
-                                        else:
-                                            client_host_end = pos + client_host_n
-                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                                pos = client_host_end
-                                            else:
-                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "member_metadata"
-                                        members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                                        field = "member_assignment"
-                                        members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            members_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "members[]", members_index
-                                        raise failure from None
-                                    members_items.append(members_item)
-                                field, index = "members[]", members_index  # as the last call would have left them
-                                groups_item.members = members_items
-                        field = "authorized_operations"
-                        (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[DescribedGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribedGroup_v6(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2286,10 +1330,6 @@ def _write_DescribeGroupsResponse_v6(response: DescribeGroupsResponse, out: byte
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which DescribeGroupsResponse version 6 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v6(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:

@@ -17,11 +17,6 @@ from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
-# Precompiled struct calls, named after the fields they read (one call per run of fixed-width
-# fields, or per row of an array of fixed-width structs).
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
-
 
 class DescribableLogDirTopic(GeneratedStruct):
     """Partitions to report, by topic; null to report every replica on the broker."""
@@ -186,35 +181,15 @@ def _read_DescribableLogDirTopic_v2_5(buf: bytes, pos: int) -> tuple[Describable
     topic = blank_instance(DescribableLogDirTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic"
-        topic_n = buf[pos]  # the length + 1
-        if topic_n == 1:  # the empty string
-            topic.topic = ""
-            pos += 1
-        else:
-            topic_end = pos + topic_n
-            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                topic.topic = buf[pos + 1:topic_end].decode()
-                pos = topic_end
-            else:
-                topic.topic, pos = _w.read_compact_string_nn(buf, pos)
+        topic.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -232,19 +207,11 @@ def _write_DescribableLogDirTopic_v2_5(topic: DescribableLogDirTopic, out: bytea
         field = "topic"
         if topic.topic is None:
             raise EncodeError("field topic is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)")
-        topic_utf8 = topic.topic.encode()
-        if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_utf8) + 1)
-            out += topic_utf8
-        else:
-            _w.write_compact_string(out, topic.topic)
+        _w.write_compact_string(out, topic.topic)
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -289,24 +256,9 @@ def _read_DescribeLogDirsRequest_v0_1(buf: bytes, pos: int) -> tuple[DescribeLog
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(DescribableLogDirTopic)
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribableLogDirTopic_v0_1(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -349,67 +301,20 @@ def _read_DescribeLogDirsRequest_v2_5(buf: bytes, pos: int) -> tuple[DescribeLog
     request = blank_instance(DescribeLogDirsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                request.topics = None
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DescribableLogDirTopic)
-                        field = "topic"
-                        topic_n = buf[pos]  # the length + 1
-                        if topic_n == 1:  # the empty string
-                            topics_item.topic = ""
-                            pos += 1
-                        else:
-                            topic_end = pos + topic_n
-                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                topics_item.topic = buf[pos + 1:topic_end].decode()
-                                pos = topic_end
-                            else:
-                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribableLogDirTopic_v2_5(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -428,10 +333,6 @@ def _write_DescribeLogDirsRequest_v2_5(request: DescribeLogDirsRequest, out: byt
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DescribableLogDirTopic_v2_5(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -462,48 +462,31 @@ def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDi
     size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[DescribeLogDirsPartition] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 22
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                    partitions_item = blank_instance(DescribeLogDirsPartition)
+                    partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[DescribeLogDirsPartition] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 22
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                        partitions_item = blank_instance(DescribeLogDirsPartition)
-                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                        partitions_items.append(partitions_item)
-                topic.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                    partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -521,20 +504,11 @@ def _write_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic, out: bytearray
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_DescribeLogDirsPartition_v2_5(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -574,7 +548,6 @@ def _read_DescribeLogDirsResult_v0_1(buf: bytes, pos: int) -> tuple[DescribeLogD
     result.is_cordoned = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
@@ -590,42 +563,9 @@ def _read_DescribeLogDirsResult_v0_1(buf: bytes, pos: int) -> tuple[DescribeLogD
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[DescribeLogDirsTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(DescribeLogDirsTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[DescribeLogDirsPartition] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 21
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 21:
-                            for partitions_row in _rows_DescribeLogDirsPartition_v0_1(partitions_rows):
-                                partitions_item = blank_instance(DescribeLogDirsPartition)
-                                partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_DescribeLogDirsPartition_v0_1(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribeLogDirsTopic_v0_1(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             result.topics = topics_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -678,98 +618,25 @@ def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogD
     result.is_cordoned = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
-        log_dir_n = buf[pos]  # the length + 1
-        if log_dir_n == 1:  # the empty string
-            result.log_dir = ""
-            pos += 1
-        else:
-            log_dir_end = pos + log_dir_n
-            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
-                result.log_dir = buf[pos + 1:log_dir_end].decode()
-                pos = log_dir_end
-            else:
-                result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+        result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[DescribeLogDirsTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DescribeLogDirsTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[DescribeLogDirsPartition] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 22
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                        partitions_item = blank_instance(DescribeLogDirsPartition)
-                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                result.topics = topics_items
+            topics_items: list[DescribeLogDirsTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribeLogDirsTopic_v2_5(buf, pos)
+                topics_items.append(topics_item)
+            result.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -789,20 +656,11 @@ def _write_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult, out: bytear
         field = "log_dir"
         if result.log_dir is None:
             raise EncodeError("field log_dir is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
-        log_dir_utf8 = result.log_dir.encode()
-        if len(log_dir_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(log_dir_utf8) + 1)
-            out += log_dir_utf8
-        else:
-            _w.write_compact_string(out, result.log_dir)
+        _w.write_compact_string(out, result.log_dir)
         field = "topics[]"
         topics_items = result.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v2_5(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -840,98 +698,25 @@ def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDir
     result.is_cordoned = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
-        log_dir_n = buf[pos]  # the length + 1
-        if log_dir_n == 1:  # the empty string
-            result.log_dir = ""
-            pos += 1
-        else:
-            log_dir_end = pos + log_dir_n
-            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
-                result.log_dir = buf[pos + 1:log_dir_end].decode()
-                pos = log_dir_end
-            else:
-                result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+        result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[DescribeLogDirsTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DescribeLogDirsTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[DescribeLogDirsPartition] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 22
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                        partitions_item = blank_instance(DescribeLogDirsPartition)
-                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                result.topics = topics_items
+            topics_items: list[DescribeLogDirsTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribeLogDirsTopic_v2_5(buf, pos)
+                topics_items.append(topics_item)
+            result.topics = topics_items
         field = "total_bytes, usable_bytes"
         result.total_bytes, result.usable_bytes = _unpack_DescribeLogDirsResult_total_bytes_usable_bytes(buf, pos)
         pos += 16
@@ -954,20 +739,11 @@ def _write_DescribeLogDirsResult_v4(result: DescribeLogDirsResult, out: bytearra
         field = "log_dir"
         if result.log_dir is None:
             raise EncodeError("field log_dir is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
-        log_dir_utf8 = result.log_dir.encode()
-        if len(log_dir_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(log_dir_utf8) + 1)
-            out += log_dir_utf8
-        else:
-            _w.write_compact_string(out, result.log_dir)
+        _w.write_compact_string(out, result.log_dir)
         field = "topics[]"
         topics_items = result.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v2_5(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1006,98 +782,25 @@ def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDir
     result = blank_instance(DescribeLogDirsResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
-        log_dir_n = buf[pos]  # the length + 1
-        if log_dir_n == 1:  # the empty string
-            result.log_dir = ""
-            pos += 1
-        else:
-            log_dir_end = pos + log_dir_n
-            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
-                result.log_dir = buf[pos + 1:log_dir_end].decode()
-                pos = log_dir_end
-            else:
-                result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+        result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[DescribeLogDirsTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DescribeLogDirsTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[DescribeLogDirsPartition] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 22
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                        partitions_item = blank_instance(DescribeLogDirsPartition)
-                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                result.topics = topics_items
+            topics_items: list[DescribeLogDirsTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribeLogDirsTopic_v2_5(buf, pos)
+                topics_items.append(topics_item)
+            result.topics = topics_items
         field = "total_bytes, usable_bytes, is_cordoned"
         result.total_bytes, result.usable_bytes, result.is_cordoned = _unpack_DescribeLogDirsResult_total_bytes_to_is_cordoned(buf, pos)
         pos += 17
@@ -1120,20 +823,11 @@ def _write_DescribeLogDirsResult_v5(result: DescribeLogDirsResult, out: bytearra
         field = "log_dir"
         if result.log_dir is None:
             raise EncodeError("field log_dir is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
-        log_dir_utf8 = result.log_dir.encode()
-        if len(log_dir_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(log_dir_utf8) + 1)
-            out += log_dir_utf8
-        else:
-            _w.write_compact_string(out, result.log_dir)
+        _w.write_compact_string(out, result.log_dir)
         field = "topics[]"
         topics_items = result.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v2_5(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1173,7 +867,6 @@ def _read_DescribeLogDirsResponse_v0_1(buf: bytes, pos: int) -> tuple[DescribeLo
     response.error_code = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeLogDirsResponse_throttle_time_ms(buf, pos)
@@ -1187,70 +880,9 @@ def _read_DescribeLogDirsResponse_v0_1(buf: bytes, pos: int) -> tuple[DescribeLo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[DescribeLogDirsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeLogDirsResult)
-                    results_item.total_bytes = -1
-                    results_item.usable_bytes = -1
-                    results_item.is_cordoned = False
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "log_dir"
-                    results_item.log_dir, pos = _w.read_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n, pos = _w.read_count(buf, pos, False)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        topics_items: list[DescribeLogDirsTopic] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(DescribeLogDirsTopic)
-                                field = "name"
-                                topics_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "partitions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                partitions_n, pos = _w.read_count(buf, pos, False)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: no loop to set up
-                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                else:
-                                    partitions_items: list[DescribeLogDirsPartition] = []
-                                    # Every element is fixed-width: one iter_unpack for all.
-                                    partitions_end = pos + partitions_n * 21
-                                    partitions_rows = buf[pos:partitions_end]
-                                    if len(partitions_rows) == partitions_n * 21:
-                                        for partitions_row in _rows_DescribeLogDirsPartition_v0_1(partitions_rows):
-                                            partitions_item = blank_instance(DescribeLogDirsPartition)
-                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key = partitions_row
-                                            partitions_item.unknown_tagged_fields = ()
-                                            partitions_items.append(partitions_item)
-                                        pos = partitions_end
-                                    else:
-                                        for index in range(partitions_n):
-                                            partitions_item, pos = _read_DescribeLogDirsPartition_v0_1(buf, pos)
-                                            partitions_items.append(partitions_item)
-                                    topics_item.partitions = partitions_items
-                                topics_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        results_item.topics = topics_items
-                    results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
+            for index in range(results_n):
+                results_item, pos = _read_DescribeLogDirsResult_v0_1(buf, pos)
                 results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1296,136 +928,23 @@ def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogD
     response.error_code = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeLogDirsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: list[DescribeLogDirsResult] = []
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(DescribeLogDirsResult)
-                        results_item.total_bytes = -1
-                        results_item.usable_bytes = -1
-                        results_item.is_cordoned = False
-                        field = "error_code"
-                        (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-                        pos += 2
-                        field = "log_dir"
-                        log_dir_n = buf[pos]  # the length + 1
-                        if log_dir_n == 1:  # the empty string
-                            results_item.log_dir = ""
-                            pos += 1
-                        else:
-                            log_dir_end = pos + log_dir_n
-                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
-                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                                pos = log_dir_end
-                            else:
-                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[DescribeLogDirsTopic] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(DescribeLogDirsTopic)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                            if partitions_n < 0:
-                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                            elif partitions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                partitions_items: list[DescribeLogDirsPartition] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                partitions_end = pos + partitions_n * 22
-                                                partitions_rows = buf[pos:partitions_end]
-                                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                                        partitions_item = blank_instance(DescribeLogDirsPartition)
-                                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                                        partitions_item.unknown_tagged_fields = ()
-                                                        partitions_items.append(partitions_item)
-                                                    pos = partitions_end
-                                                else:
-                                                    for index in range(partitions_n):
-                                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                                        partitions_items.append(partitions_item)
-                                                topics_item.partitions = partitions_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                results_item.topics = topics_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: list[DescribeLogDirsResult] = []
+            for index in range(results_n):
+                results_item, pos = _read_DescribeLogDirsResult_v2_3(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1446,10 +965,6 @@ def _write_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse, out: by
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which DescribeLogDirsResponse version 2 does not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v2_3(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:
@@ -1485,136 +1000,23 @@ def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogD
     response = blank_instance(DescribeLogDirsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeLogDirsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: list[DescribeLogDirsResult] = []
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(DescribeLogDirsResult)
-                        results_item.total_bytes = -1
-                        results_item.usable_bytes = -1
-                        results_item.is_cordoned = False
-                        field = "error_code"
-                        (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-                        pos += 2
-                        field = "log_dir"
-                        log_dir_n = buf[pos]  # the length + 1
-                        if log_dir_n == 1:  # the empty string
-                            results_item.log_dir = ""
-                            pos += 1
-                        else:
-                            log_dir_end = pos + log_dir_n
-                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
-                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                                pos = log_dir_end
-                            else:
-                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[DescribeLogDirsTopic] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(DescribeLogDirsTopic)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                            if partitions_n < 0:
-                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                            elif partitions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                partitions_items: list[DescribeLogDirsPartition] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                partitions_end = pos + partitions_n * 22
-                                                partitions_rows = buf[pos:partitions_end]
-                                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                                        partitions_item = blank_instance(DescribeLogDirsPartition)
-                                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                                        partitions_item.unknown_tagged_fields = ()
-                                                        partitions_items.append(partitions_item)
-                                                    pos = partitions_end
-                                                else:
-                                                    for index in range(partitions_n):
-                                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                                        partitions_items.append(partitions_item)
-                                                topics_item.partitions = partitions_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                results_item.topics = topics_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: list[DescribeLogDirsResult] = []
+            for index in range(results_n):
+                results_item, pos = _read_DescribeLogDirsResult_v2_3(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1635,10 +1037,6 @@ def _write_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse, out: by
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which DescribeLogDirsResponse version 3 does not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v2_3(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:
@@ -1674,137 +1072,23 @@ def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogD
     response = blank_instance(DescribeLogDirsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeLogDirsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: list[DescribeLogDirsResult] = []
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(DescribeLogDirsResult)
-                        results_item.is_cordoned = False
-                        field = "error_code"
-                        (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-                        pos += 2
-                        field = "log_dir"
-                        log_dir_n = buf[pos]  # the length + 1
-                        if log_dir_n == 1:  # the empty string
-                            results_item.log_dir = ""
-                            pos += 1
-                        else:
-                            log_dir_end = pos + log_dir_n
-                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
-                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                                pos = log_dir_end
-                            else:
-                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[DescribeLogDirsTopic] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(DescribeLogDirsTopic)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                            if partitions_n < 0:
-                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                            elif partitions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                partitions_items: list[DescribeLogDirsPartition] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                partitions_end = pos + partitions_n * 22
-                                                partitions_rows = buf[pos:partitions_end]
-                                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                                        partitions_item = blank_instance(DescribeLogDirsPartition)
-                                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                                        partitions_item.unknown_tagged_fields = ()
-                                                        partitions_items.append(partitions_item)
-                                                    pos = partitions_end
-                                                else:
-                                                    for index in range(partitions_n):
-                                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                                        partitions_items.append(partitions_item)
-                                                topics_item.partitions = partitions_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                results_item.topics = topics_items
-                        field = "total_bytes, usable_bytes"
-                        results_item.total_bytes, results_item.usable_bytes = _unpack_DescribeLogDirsResult_total_bytes_usable_bytes(buf, pos)
-                        pos += 16
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: list[DescribeLogDirsResult] = []
+            for index in range(results_n):
+                results_item, pos = _read_DescribeLogDirsResult_v4(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1825,10 +1109,6 @@ def _write_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse, out: by
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which DescribeLogDirsResponse version 4 does not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v4(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:
@@ -1864,136 +1144,23 @@ def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogD
     response = blank_instance(DescribeLogDirsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeLogDirsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: list[DescribeLogDirsResult] = []
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(DescribeLogDirsResult)
-                        field = "error_code"
-                        (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-                        pos += 2
-                        field = "log_dir"
-                        log_dir_n = buf[pos]  # the length + 1
-                        if log_dir_n == 1:  # the empty string
-                            results_item.log_dir = ""
-                            pos += 1
-                        else:
-                            log_dir_end = pos + log_dir_n
-                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
-                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                                pos = log_dir_end
-                            else:
-                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[DescribeLogDirsTopic] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(DescribeLogDirsTopic)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                            if partitions_n < 0:
-                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                            elif partitions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                partitions_items: list[DescribeLogDirsPartition] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                partitions_end = pos + partitions_n * 22
-                                                partitions_rows = buf[pos:partitions_end]
-                                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                                        partitions_item = blank_instance(DescribeLogDirsPartition)
-                                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                                        partitions_item.unknown_tagged_fields = ()
-                                                        partitions_items.append(partitions_item)
-                                                    pos = partitions_end
-                                                else:
-                                                    for index in range(partitions_n):
-                                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                                        partitions_items.append(partitions_item)
-                                                topics_item.partitions = partitions_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                results_item.topics = topics_items
-                        field = "total_bytes, usable_bytes, is_cordoned"
-                        results_item.total_bytes, results_item.usable_bytes, results_item.is_cordoned = _unpack_DescribeLogDirsResult_total_bytes_to_is_cordoned(buf, pos)
-                        pos += 17
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: list[DescribeLogDirsResult] = []
+            for index in range(results_n):
+                results_item, pos = _read_DescribeLogDirsResult_v5(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2014,10 +1181,6 @@ def _write_DescribeLogDirsResponse_v5(response: DescribeLogDirsResponse, out: by
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which DescribeLogDirsResponse version 5 does not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v5(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:

@@ -17,11 +17,6 @@ from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
-# Precompiled struct calls, named after the fields they read (one call per run of fixed-width
-# fields, or per row of an array of fixed-width structs).
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
-
 
 class TopicRequest(GeneratedStruct):
     """Partitions to describe, by topic."""
@@ -133,35 +128,15 @@ def _read_TopicRequest_v0(buf: bytes, pos: int) -> tuple[TopicRequest, int]:
     request = blank_instance(TopicRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            request.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                request.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                request.name, pos = _w.read_compact_string_nn(buf, pos)
+        request.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
-        partition_indexes_n = buf[pos] - 1
-        if partition_indexes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+        if partition_indexes_n < 0:
+            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
         else:
-            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                request.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partition_indexes_end
-            else:
-                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                if partition_indexes_n < 0:
-                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                else:
-                    request.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+            request.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -179,19 +154,11 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
         field = "name"
         if request.name is None:
             raise EncodeError("field name is null, which TopicRequest version 0 does not allow (never nullable)")
-        name_utf8 = request.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, request.name)
+        _w.write_compact_string(out, request.name)
         field = "partition_indexes"
         partition_indexes_items = request.partition_indexes
         if partition_indexes_items is None:
                 raise EncodeError("field partition_indexes is null, which TopicRequest version 0 does not allow (never nullable)")
-        elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_indexes_items) + 1)
-            out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
         else:
             _w.write_count(out, len(partition_indexes_items), True)
             _w.write_fixed_array(out, partition_indexes_items, "i")
@@ -226,67 +193,20 @@ def _read_DescribeProducersRequest_v0(buf: bytes, pos: int) -> tuple[DescribePro
     request = blank_instance(DescribeProducersRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicRequest] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicRequest)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_indexes"
-                        partition_indexes_n = buf[pos] - 1
-                        if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partition_indexes_end
-                            else:
-                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                if partition_indexes_n < 0:
-                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                else:
-                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TopicRequest] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicRequest_v0(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -305,10 +225,6 @@ def _write_DescribeProducersRequest_v0(request: DescribeProducersRequest, out: b
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeProducersRequest version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicRequest_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

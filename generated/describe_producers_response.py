@@ -343,51 +343,31 @@ def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse,
         response.partition_index, response.error_code = _unpack_PartitionResponse_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "active_producers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        active_producers_n = buf[pos] - 1
-        if active_producers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        active_producers_n, pos = _w.read_count(buf, pos, True)
+        if active_producers_n < 0:
+            raise DecodeError("non-nullable field active_producers was null", offset=pos)
+        elif active_producers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if active_producers_n < 0x7F and active_producers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            active_producers_items: list[ProducerState] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            active_producers_end = pos + active_producers_n * 37
+            active_producers_rows = buf[pos:active_producers_end]
+            if len(active_producers_rows) == active_producers_n * 37 and not any(active_producers_rows[36::37]):
+                for active_producers_row in _rows_ProducerState_v0(active_producers_rows):
+                    active_producers_item = blank_instance(ProducerState)
+                    active_producers_item.producer_id, active_producers_item.producer_epoch, active_producers_item.last_sequence, active_producers_item.last_timestamp, active_producers_item.coordinator_epoch, active_producers_item.current_txn_start_offset, _ = active_producers_row
+                    active_producers_item.unknown_tagged_fields = ()
+                    active_producers_items.append(active_producers_item)
+                pos = active_producers_end
             else:
-                active_producers_n, pos = _w.read_count(buf, pos, True)
-            if active_producers_n < 0:
-                raise DecodeError("non-nullable field active_producers was null", offset=pos)
-            elif active_producers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                active_producers_items: list[ProducerState] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                active_producers_end = pos + active_producers_n * 37
-                active_producers_rows = buf[pos:active_producers_end]
-                if len(active_producers_rows) == active_producers_n * 37 and not any(active_producers_rows[36::37]):
-                    for active_producers_row in _rows_ProducerState_v0(active_producers_rows):
-                        active_producers_item = blank_instance(ProducerState)
-                        active_producers_item.producer_id, active_producers_item.producer_epoch, active_producers_item.last_sequence, active_producers_item.last_timestamp, active_producers_item.coordinator_epoch, active_producers_item.current_txn_start_offset, _ = active_producers_row
-                        active_producers_item.unknown_tagged_fields = ()
-                        active_producers_items.append(active_producers_item)
-                    pos = active_producers_end
-                else:
-                    for index in range(active_producers_n):
-                        active_producers_item, pos = _read_ProducerState_v0(buf, pos)
-                        active_producers_items.append(active_producers_item)
-                response.active_producers = active_producers_items
+                for index in range(active_producers_n):
+                    active_producers_item, pos = _read_ProducerState_v0(buf, pos)
+                    active_producers_items.append(active_producers_item)
+            response.active_producers = active_producers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -410,10 +390,6 @@ def _write_PartitionResponse_v0(response: PartitionResponse, out: bytearray) -> 
         active_producers_items = response.active_producers
         if active_producers_items is None:
                 raise EncodeError("field active_producers is null, which PartitionResponse version 0 does not allow (never nullable)")
-        elif len(active_producers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(active_producers_items) + 1)
-            for active_producers_item in active_producers_items:
-                _write_ProducerState_v0(active_producers_item, out)
         else:
             _w.write_count(out, len(active_producers_items), True)
             for active_producers_item in active_producers_items:
@@ -450,101 +426,22 @@ def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
     response = blank_instance(TopicResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            response.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                response.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                response.name, pos = _w.read_compact_string_nn(buf, pos)
+        response.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionResponse] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionResponse)
-                        field = "partition_index, error_code"
-                        partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionResponse_partition_index_error_code(buf, pos)
-                        pos += 6
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            partitions_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            partitions_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "active_producers[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        active_producers_n = buf[pos] - 1
-                        if active_producers_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if active_producers_n < 0x7F and active_producers_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                active_producers_n, pos = _w.read_count(buf, pos, True)
-                            if active_producers_n < 0:
-                                raise DecodeError("non-nullable field active_producers was null", offset=pos)
-                            elif active_producers_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                active_producers_items: list[ProducerState] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                active_producers_end = pos + active_producers_n * 37
-                                active_producers_rows = buf[pos:active_producers_end]
-                                if len(active_producers_rows) == active_producers_n * 37 and not any(active_producers_rows[36::37]):
-                                    for active_producers_row in _rows_ProducerState_v0(active_producers_rows):
-                                        active_producers_item = blank_instance(ProducerState)
-                                        active_producers_item.producer_id, active_producers_item.producer_epoch, active_producers_item.last_sequence, active_producers_item.last_timestamp, active_producers_item.coordinator_epoch, active_producers_item.current_txn_start_offset, _ = active_producers_row
-                                        active_producers_item.unknown_tagged_fields = ()
-                                        active_producers_items.append(active_producers_item)
-                                    pos = active_producers_end
-                                else:
-                                    for index in range(active_producers_n):
-                                        active_producers_item, pos = _read_ProducerState_v0(buf, pos)
-                                        active_producers_items.append(active_producers_item)
-                                partitions_item.active_producers = active_producers_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                response.partitions = partitions_items
+            partitions_items: list[PartitionResponse] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionResponse_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -562,20 +459,11 @@ def _write_TopicResponse_v0(response: TopicResponse, out: bytearray) -> None:
         field = "name"
         if response.name is None:
             raise EncodeError("field name is null, which TopicResponse version 0 does not allow (never nullable)")
-        name_utf8 = response.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, response.name)
+        _w.write_compact_string(out, response.name)
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicResponse version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionResponse_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -612,136 +500,23 @@ def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribePr
     response = blank_instance(DescribeProducersResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeProducersResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicResponse] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicResponse)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionResponse] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionResponse)
-                                        field = "partition_index, error_code"
-                                        partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionResponse_partition_index_error_code(buf, pos)
-                                        pos += 6
-                                        field = "error_message"
-                                        error_message_n = buf[pos]  # the length + 1
-                                        if error_message_n == 1:  # the empty string
-                                            partitions_item.error_message = ""
-                                            pos += 1
-                                        elif error_message_n == 0:  # null
-                                            partitions_item.error_message = None
-                                            pos += 1
-                                        else:
-                                            error_message_end = pos + error_message_n
-                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                pos = error_message_end
-                                            else:
-                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "active_producers[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        active_producers_n = buf[pos] - 1
-                                        if active_producers_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if active_producers_n < 0x7F and active_producers_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                active_producers_n, pos = _w.read_count(buf, pos, True)
-                                            if active_producers_n < 0:
-                                                raise DecodeError("non-nullable field active_producers was null", offset=pos)
-                                            elif active_producers_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                active_producers_items: list[ProducerState] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                active_producers_end = pos + active_producers_n * 37
-                                                active_producers_rows = buf[pos:active_producers_end]
-                                                if len(active_producers_rows) == active_producers_n * 37 and not any(active_producers_rows[36::37]):
-                                                    for active_producers_row in _rows_ProducerState_v0(active_producers_rows):
-                                                        active_producers_item = blank_instance(ProducerState)
-                                                        active_producers_item.producer_id, active_producers_item.producer_epoch, active_producers_item.last_sequence, active_producers_item.last_timestamp, active_producers_item.coordinator_epoch, active_producers_item.current_txn_start_offset, _ = active_producers_row
-                                                        active_producers_item.unknown_tagged_fields = ()
-                                                        active_producers_items.append(active_producers_item)
-                                                    pos = active_producers_end
-                                                else:
-                                                    for index in range(active_producers_n):
-                                                        active_producers_item, pos = _read_ProducerState_v0(buf, pos)
-                                                        active_producers_items.append(active_producers_item)
-                                                partitions_item.active_producers = active_producers_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicResponse] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicResponse_v0(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -762,10 +537,6 @@ def _write_DescribeProducersResponse_v0(response: DescribeProducersResponse, out
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeProducersResponse version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicResponse_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

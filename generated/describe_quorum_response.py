@@ -606,87 +606,36 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data.error_message = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
         pos += 22
         field = "current_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        current_voters_n = buf[pos] - 1
-        if current_voters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        current_voters_n, pos = _w.read_count(buf, pos, True)
+        if current_voters_n < 0:
+            raise DecodeError("non-nullable field current_voters was null", offset=pos)
+        elif current_voters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                current_voters_n, pos = _w.read_count(buf, pos, True)
-            if current_voters_n < 0:
-                raise DecodeError("non-nullable field current_voters was null", offset=pos)
-            elif current_voters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                current_voters_items: list[ReplicaState] = []
-                for current_voters_index in range(current_voters_n):
-                    try:
-                        current_voters_item = blank_instance(ReplicaState)
-                        current_voters_item.replica_directory_id = _ZERO_UUID
-                        current_voters_item.last_fetch_timestamp = -1
-                        current_voters_item.last_caught_up_timestamp = -1
-                        field = "replica_id, log_end_offset"
-                        current_voters_item.replica_id, current_voters_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                        pos += 12
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            current_voters_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "current_voters[]", current_voters_index
-                        raise failure from None
-                    current_voters_items.append(current_voters_item)
-                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                data.current_voters = current_voters_items
+            current_voters_items: list[ReplicaState] = []
+            for index in range(current_voters_n):
+                current_voters_item, pos = _read_ReplicaState_v0(buf, pos)
+                current_voters_items.append(current_voters_item)
+            data.current_voters = current_voters_items
         field = "observers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        observers_n = buf[pos] - 1
-        if observers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        observers_n, pos = _w.read_count(buf, pos, True)
+        if observers_n < 0:
+            raise DecodeError("non-nullable field observers was null", offset=pos)
+        elif observers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                observers_n, pos = _w.read_count(buf, pos, True)
-            if observers_n < 0:
-                raise DecodeError("non-nullable field observers was null", offset=pos)
-            elif observers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                observers_items: list[ReplicaState] = []
-                for observers_index in range(observers_n):
-                    try:
-                        observers_item = blank_instance(ReplicaState)
-                        observers_item.replica_directory_id = _ZERO_UUID
-                        observers_item.last_fetch_timestamp = -1
-                        observers_item.last_caught_up_timestamp = -1
-                        field = "replica_id, log_end_offset"
-                        observers_item.replica_id, observers_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                        pos += 12
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            observers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "observers[]", observers_index
-                        raise failure from None
-                    observers_items.append(observers_item)
-                field, index = "observers[]", observers_index  # as the last call would have left them
-                data.observers = observers_items
+            observers_items: list[ReplicaState] = []
+            for index in range(observers_n):
+                observers_item, pos = _read_ReplicaState_v0(buf, pos)
+                observers_items.append(observers_item)
+            data.observers = observers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -707,10 +656,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         current_voters_items = data.current_voters
         if current_voters_items is None:
                 raise EncodeError("field current_voters is null, which PartitionData version 0 does not allow (never nullable)")
-        elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(current_voters_items) + 1)
-            for current_voters_item in current_voters_items:
-                _write_ReplicaState_v0(current_voters_item, out)
         else:
             _w.write_count(out, len(current_voters_items), True)
             for current_voters_item in current_voters_items:
@@ -719,10 +664,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         observers_items = data.observers
         if observers_items is None:
                 raise EncodeError("field observers is null, which PartitionData version 0 does not allow (never nullable)")
-        elif len(observers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(observers_items) + 1)
-            for observers_item in observers_items:
-                _write_ReplicaState_v0(observers_item, out)
         else:
             _w.write_count(out, len(observers_items), True)
             for observers_item in observers_items:
@@ -766,83 +707,36 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data.error_message = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
         pos += 22
         field = "current_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        current_voters_n = buf[pos] - 1
-        if current_voters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        current_voters_n, pos = _w.read_count(buf, pos, True)
+        if current_voters_n < 0:
+            raise DecodeError("non-nullable field current_voters was null", offset=pos)
+        elif current_voters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                current_voters_n, pos = _w.read_count(buf, pos, True)
-            if current_voters_n < 0:
-                raise DecodeError("non-nullable field current_voters was null", offset=pos)
-            elif current_voters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                current_voters_items: list[ReplicaState] = []
-                for current_voters_index in range(current_voters_n):
-                    try:
-                        current_voters_item = blank_instance(ReplicaState)
-                        current_voters_item.replica_directory_id = _ZERO_UUID
-                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                        current_voters_item.replica_id, current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                        pos += 28
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            current_voters_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "current_voters[]", current_voters_index
-                        raise failure from None
-                    current_voters_items.append(current_voters_item)
-                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                data.current_voters = current_voters_items
+            current_voters_items: list[ReplicaState] = []
+            for index in range(current_voters_n):
+                current_voters_item, pos = _read_ReplicaState_v1(buf, pos)
+                current_voters_items.append(current_voters_item)
+            data.current_voters = current_voters_items
         field = "observers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        observers_n = buf[pos] - 1
-        if observers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        observers_n, pos = _w.read_count(buf, pos, True)
+        if observers_n < 0:
+            raise DecodeError("non-nullable field observers was null", offset=pos)
+        elif observers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                observers_n, pos = _w.read_count(buf, pos, True)
-            if observers_n < 0:
-                raise DecodeError("non-nullable field observers was null", offset=pos)
-            elif observers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                observers_items: list[ReplicaState] = []
-                for observers_index in range(observers_n):
-                    try:
-                        observers_item = blank_instance(ReplicaState)
-                        observers_item.replica_directory_id = _ZERO_UUID
-                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                        observers_item.replica_id, observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                        pos += 28
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            observers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "observers[]", observers_index
-                        raise failure from None
-                    observers_items.append(observers_item)
-                field, index = "observers[]", observers_index  # as the last call would have left them
-                data.observers = observers_items
+            observers_items: list[ReplicaState] = []
+            for index in range(observers_n):
+                observers_item, pos = _read_ReplicaState_v1(buf, pos)
+                observers_items.append(observers_item)
+            data.observers = observers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -863,10 +757,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         current_voters_items = data.current_voters
         if current_voters_items is None:
                 raise EncodeError("field current_voters is null, which PartitionData version 1 does not allow (never nullable)")
-        elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(current_voters_items) + 1)
-            for current_voters_item in current_voters_items:
-                _write_ReplicaState_v1(current_voters_item, out)
         else:
             _w.write_count(out, len(current_voters_items), True)
             for current_voters_item in current_voters_items:
@@ -875,10 +765,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         observers_items = data.observers
         if observers_items is None:
                 raise EncodeError("field observers is null, which PartitionData version 1 does not allow (never nullable)")
-        elif len(observers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(observers_items) + 1)
-            for observers_item in observers_items:
-                _write_ReplicaState_v1(observers_item, out)
         else:
             _w.write_count(out, len(observers_items), True)
             for observers_item in observers_items:
@@ -921,109 +807,41 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, error_code"
         data.partition_index, data.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            data.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            data.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                data.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                data.error_message, pos = _w.read_compact_string(buf, pos)
+        data.error_message, pos = _w.read_compact_string(buf, pos)
         field = "leader_id, leader_epoch, high_watermark"
         data.leader_id, data.leader_epoch, data.high_watermark = _unpack_PartitionData_leader_id_to_high_watermark(buf, pos)
         pos += 16
         field = "current_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        current_voters_n = buf[pos] - 1
-        if current_voters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        current_voters_n, pos = _w.read_count(buf, pos, True)
+        if current_voters_n < 0:
+            raise DecodeError("non-nullable field current_voters was null", offset=pos)
+        elif current_voters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                current_voters_n, pos = _w.read_count(buf, pos, True)
-            if current_voters_n < 0:
-                raise DecodeError("non-nullable field current_voters was null", offset=pos)
-            elif current_voters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                current_voters_items: list[ReplicaState] = []
-                for current_voters_index in range(current_voters_n):
-                    try:
-                        current_voters_item = blank_instance(ReplicaState)
-                        field = "replica_id"
-                        (current_voters_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                        pos += 4
-                        field = "replica_directory_id"
-                        current_voters_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                        current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                        pos += 24
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            current_voters_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "current_voters[]", current_voters_index
-                        raise failure from None
-                    current_voters_items.append(current_voters_item)
-                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                data.current_voters = current_voters_items
+            current_voters_items: list[ReplicaState] = []
+            for index in range(current_voters_n):
+                current_voters_item, pos = _read_ReplicaState_v2(buf, pos)
+                current_voters_items.append(current_voters_item)
+            data.current_voters = current_voters_items
         field = "observers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        observers_n = buf[pos] - 1
-        if observers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        observers_n, pos = _w.read_count(buf, pos, True)
+        if observers_n < 0:
+            raise DecodeError("non-nullable field observers was null", offset=pos)
+        elif observers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                observers_n, pos = _w.read_count(buf, pos, True)
-            if observers_n < 0:
-                raise DecodeError("non-nullable field observers was null", offset=pos)
-            elif observers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                observers_items: list[ReplicaState] = []
-                for observers_index in range(observers_n):
-                    try:
-                        observers_item = blank_instance(ReplicaState)
-                        field = "replica_id"
-                        (observers_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                        pos += 4
-                        field = "replica_directory_id"
-                        observers_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                        observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                        pos += 24
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            observers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "observers[]", observers_index
-                        raise failure from None
-                    observers_items.append(observers_item)
-                field, index = "observers[]", observers_index  # as the last call would have left them
-                data.observers = observers_items
+            observers_items: list[ReplicaState] = []
+            for index in range(observers_n):
+                observers_item, pos = _read_ReplicaState_v2(buf, pos)
+                observers_items.append(observers_item)
+            data.observers = observers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1048,10 +866,6 @@ def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
         current_voters_items = data.current_voters
         if current_voters_items is None:
                 raise EncodeError("field current_voters is null, which PartitionData version 2 does not allow (never nullable)")
-        elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(current_voters_items) + 1)
-            for current_voters_item in current_voters_items:
-                _write_ReplicaState_v2(current_voters_item, out)
         else:
             _w.write_count(out, len(current_voters_items), True)
             for current_voters_item in current_voters_items:
@@ -1060,10 +874,6 @@ def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
         observers_items = data.observers
         if observers_items is None:
                 raise EncodeError("field observers is null, which PartitionData version 2 does not allow (never nullable)")
-        elif len(observers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(observers_items) + 1)
-            for observers_item in observers_items:
-                _write_ReplicaState_v2(observers_item, out)
         else:
             _w.write_count(out, len(observers_items), True)
             for observers_item in observers_items:
@@ -1107,132 +917,22 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            data.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                data.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        partitions_item.error_message = ''
-                        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                        pos += 22
-                        field = "current_voters[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        current_voters_n = buf[pos] - 1
-                        if current_voters_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                current_voters_n, pos = _w.read_count(buf, pos, True)
-                            if current_voters_n < 0:
-                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                            elif current_voters_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                current_voters_items: list[ReplicaState] = []
-                                for current_voters_index in range(current_voters_n):
-                                    try:
-                                        current_voters_item = blank_instance(ReplicaState)
-                                        current_voters_item.replica_directory_id = _ZERO_UUID
-                                        current_voters_item.last_fetch_timestamp = -1
-                                        current_voters_item.last_caught_up_timestamp = -1
-                                        field = "replica_id, log_end_offset"
-                                        current_voters_item.replica_id, current_voters_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                                        pos += 12
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            current_voters_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "current_voters[]", current_voters_index
-                                        raise failure from None
-                                    current_voters_items.append(current_voters_item)
-                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                                partitions_item.current_voters = current_voters_items
-                        field = "observers[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        observers_n = buf[pos] - 1
-                        if observers_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                observers_n, pos = _w.read_count(buf, pos, True)
-                            if observers_n < 0:
-                                raise DecodeError("non-nullable field observers was null", offset=pos)
-                            elif observers_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                observers_items: list[ReplicaState] = []
-                                for observers_index in range(observers_n):
-                                    try:
-                                        observers_item = blank_instance(ReplicaState)
-                                        observers_item.replica_directory_id = _ZERO_UUID
-                                        observers_item.last_fetch_timestamp = -1
-                                        observers_item.last_caught_up_timestamp = -1
-                                        field = "replica_id, log_end_offset"
-                                        observers_item.replica_id, observers_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                                        pos += 12
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            observers_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "observers[]", observers_index
-                                        raise failure from None
-                                    observers_items.append(observers_item)
-                                field, index = "observers[]", observers_index  # as the last call would have left them
-                                partitions_item.observers = observers_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1250,20 +950,11 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "topic_name"
         if data.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        topic_name_utf8 = data.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -1300,128 +991,22 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            data.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                data.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        partitions_item.error_message = ''
-                        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                        pos += 22
-                        field = "current_voters[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        current_voters_n = buf[pos] - 1
-                        if current_voters_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                current_voters_n, pos = _w.read_count(buf, pos, True)
-                            if current_voters_n < 0:
-                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                            elif current_voters_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                current_voters_items: list[ReplicaState] = []
-                                for current_voters_index in range(current_voters_n):
-                                    try:
-                                        current_voters_item = blank_instance(ReplicaState)
-                                        current_voters_item.replica_directory_id = _ZERO_UUID
-                                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                        current_voters_item.replica_id, current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                                        pos += 28
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            current_voters_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "current_voters[]", current_voters_index
-                                        raise failure from None
-                                    current_voters_items.append(current_voters_item)
-                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                                partitions_item.current_voters = current_voters_items
-                        field = "observers[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        observers_n = buf[pos] - 1
-                        if observers_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                observers_n, pos = _w.read_count(buf, pos, True)
-                            if observers_n < 0:
-                                raise DecodeError("non-nullable field observers was null", offset=pos)
-                            elif observers_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                observers_items: list[ReplicaState] = []
-                                for observers_index in range(observers_n):
-                                    try:
-                                        observers_item = blank_instance(ReplicaState)
-                                        observers_item.replica_directory_id = _ZERO_UUID
-                                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                        observers_item.replica_id, observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                                        pos += 28
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            observers_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "observers[]", observers_index
-                                        raise failure from None
-                                    observers_items.append(observers_item)
-                                field, index = "observers[]", observers_index  # as the last call would have left them
-                                partitions_item.observers = observers_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v1(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1439,20 +1024,11 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "topic_name"
         if data.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        topic_name_utf8 = data.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -1489,153 +1065,22 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            data.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                data.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        field = "partition_index, error_code"
-                        partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
-                        pos += 6
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            partitions_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            partitions_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "leader_id, leader_epoch, high_watermark"
-                        partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_leader_id_to_high_watermark(buf, pos)
-                        pos += 16
-                        field = "current_voters[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        current_voters_n = buf[pos] - 1
-                        if current_voters_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                current_voters_n, pos = _w.read_count(buf, pos, True)
-                            if current_voters_n < 0:
-                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                            elif current_voters_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                current_voters_items: list[ReplicaState] = []
-                                for current_voters_index in range(current_voters_n):
-                                    try:
-                                        current_voters_item = blank_instance(ReplicaState)
-                                        field = "replica_id"
-                                        (current_voters_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                                        pos += 4
-                                        field = "replica_directory_id"
-                                        current_voters_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                        current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                                        pos += 24
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            current_voters_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "current_voters[]", current_voters_index
-                                        raise failure from None
-                                    current_voters_items.append(current_voters_item)
-                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                                partitions_item.current_voters = current_voters_items
-                        field = "observers[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        observers_n = buf[pos] - 1
-                        if observers_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                observers_n, pos = _w.read_count(buf, pos, True)
-                            if observers_n < 0:
-                                raise DecodeError("non-nullable field observers was null", offset=pos)
-                            elif observers_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                observers_items: list[ReplicaState] = []
-                                for observers_index in range(observers_n):
-                                    try:
-                                        observers_item = blank_instance(ReplicaState)
-                                        field = "replica_id"
-                                        (observers_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                                        pos += 4
-                                        field = "replica_directory_id"
-                                        observers_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                        observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                                        pos += 24
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            observers_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "observers[]", observers_index
-                                        raise failure from None
-                                    observers_items.append(observers_item)
-                                field, index = "observers[]", observers_index  # as the last call would have left them
-                                partitions_item.observers = observers_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v2(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1653,20 +1098,11 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
         field = "topic_name"
         if data.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicData version 2 does not allow (never nullable)")
-        topic_name_utf8 = data.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v2(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -1703,32 +1139,11 @@ def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
     listener = blank_instance(Listener)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            listener.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                listener.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                listener.name, pos = _w.read_compact_string_nn(buf, pos)
+        listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            listener.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                listener.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                listener.host, pos = _w.read_compact_string_nn(buf, pos)
+        listener.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (listener.port,) = _unpack_Listener_port(buf, pos)
         pos += 2
@@ -1749,21 +1164,11 @@ def _write_Listener_v2(listener: Listener, out: bytearray) -> None:
         field = "name"
         if listener.name is None:
             raise EncodeError("field name is null, which Listener version 2 does not allow (never nullable)")
-        name_utf8 = listener.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, listener.name)
         field = "host"
         if listener.host is None:
             raise EncodeError("field host is null, which Listener version 2 does not allow (never nullable)")
-        host_utf8 = listener.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, listener.host)
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
@@ -1792,70 +1197,23 @@ def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
     node = blank_instance(Node)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "node_id"
         (node.node_id,) = _unpack_Node_node_id(buf, pos)
         pos += 4
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
-        listeners_n = buf[pos] - 1
-        if listeners_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
+            raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                listeners_n, pos = _w.read_count(buf, pos, True)
-            if listeners_n < 0:
-                raise DecodeError("non-nullable field listeners was null", offset=pos)
-            elif listeners_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                listeners_items: KeyedList[Listener] = KeyedList()
-                for listeners_index in range(listeners_n):
-                    try:
-                        listeners_item = blank_instance(Listener)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            listeners_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            listeners_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (listeners_item.port,) = _unpack_Listener_port(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            listeners_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "listeners[]", listeners_index
-                        raise failure from None
-                    listeners_items.append(listeners_item)
-                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                node.listeners = listeners_items
+            listeners_items: KeyedList[Listener] = KeyedList()
+            for index in range(listeners_n):
+                listeners_item, pos = _read_Listener_v2(buf, pos)
+                listeners_items.append(listeners_item)
+            node.listeners = listeners_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1876,10 +1234,6 @@ def _write_Node_v2(node: Node, out: bytearray) -> None:
         listeners_items = node.listeners
         if listeners_items is None:
                 raise EncodeError("field listeners is null, which Node version 2 does not allow (never nullable)")
-        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(listeners_items) + 1)
-            for listeners_item in listeners_items:
-                _write_Listener_v2(listeners_item, out)
         else:
             _w.write_count(out, len(listeners_items), True)
             for listeners_item in listeners_items:
@@ -1916,167 +1270,23 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
     response.error_message = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_DescribeQuorumResponse_error_code(buf, pos)
         pos += 2
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        partitions_item.error_message = ''
-                                        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                                        pos += 22
-                                        field = "current_voters[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        current_voters_n = buf[pos] - 1
-                                        if current_voters_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                current_voters_n, pos = _w.read_count(buf, pos, True)
-                                            if current_voters_n < 0:
-                                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                                            elif current_voters_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                current_voters_items: list[ReplicaState] = []
-                                                for current_voters_index in range(current_voters_n):
-                                                    try:
-                                                        current_voters_item = blank_instance(ReplicaState)
-                                                        current_voters_item.replica_directory_id = _ZERO_UUID
-                                                        current_voters_item.last_fetch_timestamp = -1
-                                                        current_voters_item.last_caught_up_timestamp = -1
-                                                        field = "replica_id, log_end_offset"
-                                                        current_voters_item.replica_id, current_voters_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                                                        pos += 12
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            current_voters_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "current_voters[]", current_voters_index
-                                                        raise failure from None
-                                                    current_voters_items.append(current_voters_item)
-                                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                                                partitions_item.current_voters = current_voters_items
-                                        field = "observers[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        observers_n = buf[pos] - 1
-                                        if observers_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                observers_n, pos = _w.read_count(buf, pos, True)
-                                            if observers_n < 0:
-                                                raise DecodeError("non-nullable field observers was null", offset=pos)
-                                            elif observers_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                observers_items: list[ReplicaState] = []
-                                                for observers_index in range(observers_n):
-                                                    try:
-                                                        observers_item = blank_instance(ReplicaState)
-                                                        observers_item.replica_directory_id = _ZERO_UUID
-                                                        observers_item.last_fetch_timestamp = -1
-                                                        observers_item.last_caught_up_timestamp = -1
-                                                        field = "replica_id, log_end_offset"
-                                                        observers_item.replica_id, observers_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                                                        pos += 12
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            observers_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "observers[]", observers_index
-                                                        raise failure from None
-                                                    observers_items.append(observers_item)
-                                                field, index = "observers[]", observers_index  # as the last call would have left them
-                                                partitions_item.observers = observers_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v0(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2099,10 +1309,6 @@ def _write_DescribeQuorumResponse_v0(response: DescribeQuorumResponse, out: byte
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeQuorumResponse version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -2139,163 +1345,23 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
     response.error_message = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_DescribeQuorumResponse_error_code(buf, pos)
         pos += 2
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        partitions_item.error_message = ''
-                                        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                                        pos += 22
-                                        field = "current_voters[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        current_voters_n = buf[pos] - 1
-                                        if current_voters_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                current_voters_n, pos = _w.read_count(buf, pos, True)
-                                            if current_voters_n < 0:
-                                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                                            elif current_voters_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                current_voters_items: list[ReplicaState] = []
-                                                for current_voters_index in range(current_voters_n):
-                                                    try:
-                                                        current_voters_item = blank_instance(ReplicaState)
-                                                        current_voters_item.replica_directory_id = _ZERO_UUID
-                                                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                                        current_voters_item.replica_id, current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                                                        pos += 28
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            current_voters_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "current_voters[]", current_voters_index
-                                                        raise failure from None
-                                                    current_voters_items.append(current_voters_item)
-                                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                                                partitions_item.current_voters = current_voters_items
-                                        field = "observers[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        observers_n = buf[pos] - 1
-                                        if observers_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                observers_n, pos = _w.read_count(buf, pos, True)
-                                            if observers_n < 0:
-                                                raise DecodeError("non-nullable field observers was null", offset=pos)
-                                            elif observers_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                observers_items: list[ReplicaState] = []
-                                                for observers_index in range(observers_n):
-                                                    try:
-                                                        observers_item = blank_instance(ReplicaState)
-                                                        observers_item.replica_directory_id = _ZERO_UUID
-                                                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                                        observers_item.replica_id, observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                                                        pos += 28
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            observers_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "observers[]", observers_index
-                                                        raise failure from None
-                                                    observers_items.append(observers_item)
-                                                field, index = "observers[]", observers_index  # as the last call would have left them
-                                                partitions_item.observers = observers_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v1(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2318,10 +1384,6 @@ def _write_DescribeQuorumResponse_v1(response: DescribeQuorumResponse, out: byte
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeQuorumResponse version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -2357,297 +1419,38 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
     response = blank_instance(DescribeQuorumResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_DescribeQuorumResponse_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, error_code"
-                                        partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
-                                        pos += 6
-                                        field = "error_message"
-                                        error_message_n = buf[pos]  # the length + 1
-                                        if error_message_n == 1:  # the empty string
-                                            partitions_item.error_message = ""
-                                            pos += 1
-                                        elif error_message_n == 0:  # null
-                                            partitions_item.error_message = None
-                                            pos += 1
-                                        else:
-                                            error_message_end = pos + error_message_n
-                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                pos = error_message_end
-                                            else:
-                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "leader_id, leader_epoch, high_watermark"
-                                        partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_leader_id_to_high_watermark(buf, pos)
-                                        pos += 16
-                                        field = "current_voters[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        current_voters_n = buf[pos] - 1
-                                        if current_voters_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                current_voters_n, pos = _w.read_count(buf, pos, True)
-                                            if current_voters_n < 0:
-                                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                                            elif current_voters_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                current_voters_items: list[ReplicaState] = []
-                                                for current_voters_index in range(current_voters_n):
-                                                    try:
-                                                        current_voters_item = blank_instance(ReplicaState)
-                                                        field = "replica_id"
-                                                        (current_voters_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                                                        pos += 4
-                                                        field = "replica_directory_id"
-                                                        current_voters_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                                        current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                                                        pos += 24
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            current_voters_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "current_voters[]", current_voters_index
-                                                        raise failure from None
-                                                    current_voters_items.append(current_voters_item)
-                                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                                                partitions_item.current_voters = current_voters_items
-                                        field = "observers[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        observers_n = buf[pos] - 1
-                                        if observers_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                observers_n, pos = _w.read_count(buf, pos, True)
-                                            if observers_n < 0:
-                                                raise DecodeError("non-nullable field observers was null", offset=pos)
-                                            elif observers_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                observers_items: list[ReplicaState] = []
-                                                for observers_index in range(observers_n):
-                                                    try:
-                                                        observers_item = blank_instance(ReplicaState)
-                                                        field = "replica_id"
-                                                        (observers_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                                                        pos += 4
-                                                        field = "replica_directory_id"
-                                                        observers_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                                        observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                                                        pos += 24
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            observers_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "observers[]", observers_index
-                                                        raise failure from None
-                                                    observers_items.append(observers_item)
-                                                field, index = "observers[]", observers_index  # as the last call would have left them
-                                                partitions_item.observers = observers_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v2(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "nodes[]"
         index = -1  # no element yet: an error in the count names the array itself
-        nodes_n = buf[pos] - 1
-        if nodes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        nodes_n, pos = _w.read_count(buf, pos, True)
+        if nodes_n < 0:
+            raise DecodeError("non-nullable field nodes was null", offset=pos)
+        elif nodes_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if nodes_n < 0x7F and nodes_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                nodes_n, pos = _w.read_count(buf, pos, True)
-            if nodes_n < 0:
-                raise DecodeError("non-nullable field nodes was null", offset=pos)
-            elif nodes_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                nodes_items: KeyedList[Node] = KeyedList()
-                for nodes_index in range(nodes_n):
-                    try:
-                        nodes_item = blank_instance(Node)
-                        field = "node_id"
-                        (nodes_item.node_id,) = _unpack_Node_node_id(buf, pos)
-                        pos += 4
-                        field = "listeners[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        listeners_n = buf[pos] - 1
-                        if listeners_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                listeners_n, pos = _w.read_count(buf, pos, True)
-                            if listeners_n < 0:
-                                raise DecodeError("non-nullable field listeners was null", offset=pos)
-                            elif listeners_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                listeners_items: KeyedList[Listener] = KeyedList()
-                                for listeners_index in range(listeners_n):
-                                    try:
-                                        listeners_item = blank_instance(Listener)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            listeners_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                listeners_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "host"
-                                        host_n = buf[pos]  # the length + 1
-                                        if host_n == 1:  # the empty string
-                                            listeners_item.host = ""
-                                            pos += 1
-                                        else:
-                                            host_end = pos + host_n
-                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                                listeners_item.host = buf[pos + 1:host_end].decode()
-                                                pos = host_end
-                                            else:
-                                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "port"
-                                        (listeners_item.port,) = _unpack_Listener_port(buf, pos)
-                                        pos += 2
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            listeners_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "listeners[]", listeners_index
-                                        raise failure from None
-                                    listeners_items.append(listeners_item)
-                                field, index = "listeners[]", listeners_index  # as the last call would have left them
-                                nodes_item.listeners = listeners_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            nodes_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            nodes_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "nodes[]", nodes_index
-                        raise failure from None
-                    nodes_items.append(nodes_item)
-                field, index = "nodes[]", nodes_index  # as the last call would have left them
-                response.nodes = nodes_items
+            nodes_items: KeyedList[Node] = KeyedList()
+            for index in range(nodes_n):
+                nodes_item, pos = _read_Node_v2(buf, pos)
+                nodes_items.append(nodes_item)
+            response.nodes = nodes_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2670,10 +1473,6 @@ def _write_DescribeQuorumResponse_v2(response: DescribeQuorumResponse, out: byte
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -2682,10 +1481,6 @@ def _write_DescribeQuorumResponse_v2(response: DescribeQuorumResponse, out: byte
         nodes_items = response.nodes
         if nodes_items is None:
                 raise EncodeError("field nodes is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
-        elif len(nodes_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(nodes_items) + 1)
-            for nodes_item in nodes_items:
-                _write_Node_v2(nodes_item, out)
         else:
             _w.write_count(out, len(nodes_items), True)
             for nodes_item in nodes_items:

@@ -17,11 +17,6 @@ from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
-# Precompiled struct calls, named after the fields they read (one call per run of fixed-width
-# fields, or per row of an array of fixed-width structs).
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
-
 
 class DescribeShareGroupOffsetsRequestTopic(GeneratedStruct):
     """Topics to describe; null means every topic-partition of the group."""
@@ -186,35 +181,15 @@ def _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf: bytes, pos: int) -> tu
     topic = blank_instance(DescribeShareGroupOffsetsRequestTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            topic.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                topic.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -232,19 +207,11 @@ def _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupO
         field = "topic_name"
         if topic.topic_name is None:
             raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
-        topic_name_utf8 = topic.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, topic.topic_name)
         field = "partitions"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -279,79 +246,22 @@ def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int) -> tu
     group = blank_instance(DescribeShareGroupOffsetsRequestGroup)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            group.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                group.topics = None
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[DescribeShareGroupOffsetsRequestTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DescribeShareGroupOffsetsRequestTopic)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                group.topics = topics_items
+            topics_items: list[DescribeShareGroupOffsetsRequestTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf, pos)
+                topics_items.append(topics_item)
+            group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -369,20 +279,11 @@ def _write_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupO
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsRequestGroup versions 0-1 do not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "topics[]"
         topics_items = group.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -419,111 +320,20 @@ def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[D
     request = blank_instance(DescribeShareGroupOffsetsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[DescribeShareGroupOffsetsRequestGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(DescribeShareGroupOffsetsRequestGroup)
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                groups_item.topics = None
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[DescribeShareGroupOffsetsRequestTopic] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(DescribeShareGroupOffsetsRequestTopic)
-                                        field = "topic_name"
-                                        topic_name_n = buf[pos]  # the length + 1
-                                        if topic_name_n == 1:  # the empty string
-                                            topics_item.topic_name = ""
-                                            pos += 1
-                                        else:
-                                            topic_name_end = pos + topic_name_n
-                                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                                pos = topic_name_end
-                                            else:
-                                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions"
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            partitions_end = pos + 1 + partitions_n * 4
-                                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = partitions_end
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                                if partitions_n < 0:
-                                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                                else:
-                                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                groups_item.topics = topics_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                request.groups = groups_items
+            groups_items: list[DescribeShareGroupOffsetsRequestGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf, pos)
+                groups_items.append(groups_item)
+            request.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -542,10 +352,6 @@ def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffs
         groups_items = request.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which DescribeShareGroupOffsetsRequest versions 0-1 do not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_DescribeShareGroupOffsetsRequestGroup_v0_1(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:

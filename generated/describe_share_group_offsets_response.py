@@ -303,26 +303,12 @@ def _read_DescribeShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) ->
     partition.lag = -1
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, start_offset, leader_epoch, error_code"
         partition.partition_index, partition.start_offset, partition.leader_epoch, partition.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
         pos += 18
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            partition.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            partition.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                partition.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                partition.error_message, pos = _w.read_compact_string(buf, pos)
+        partition.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -366,26 +352,12 @@ def _read_DescribeShareGroupOffsetsResponsePartition_v1(buf: bytes, pos: int) ->
     partition = blank_instance(DescribeShareGroupOffsetsResponsePartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, start_offset, leader_epoch, lag, error_code"
         partition.partition_index, partition.start_offset, partition.leader_epoch, partition.lag, partition.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
         pos += 26
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            partition.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            partition.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                partition.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                partition.error_message, pos = _w.read_compact_string(buf, pos)
+        partition.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -429,73 +401,24 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tup
     topic = blank_instance(DescribeShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            topic.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                topic.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
-                        partitions_item.lag = -1
-                        field = "partition_index, start_offset, leader_epoch, error_code"
-                        partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
-                        pos += 18
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            partitions_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            partitions_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                topic.partitions = partitions_items
+            partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_DescribeShareGroupOffsetsResponsePartition_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -513,22 +436,13 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOf
         field = "topic_name"
         if topic.topic_name is None:
             raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        topic_name_utf8 = topic.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, topic.topic_name)
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_DescribeShareGroupOffsetsResponsePartition_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -566,72 +480,24 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tup
     topic = blank_instance(DescribeShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            topic.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                topic.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
-                        field = "partition_index, start_offset, leader_epoch, lag, error_code"
-                        partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.lag, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
-                        pos += 26
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            partitions_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            partitions_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                topic.partitions = partitions_items
+            partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_DescribeShareGroupOffsetsResponsePartition_v1(buf, pos)
+                partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -649,22 +515,13 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOf
         field = "topic_name"
         if topic.topic_name is None:
             raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
-        topic_name_utf8 = topic.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, topic.topic_name)
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_DescribeShareGroupOffsetsResponsePartition_v1(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -702,135 +559,27 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
     group = blank_instance(DescribeShareGroupOffsetsResponseGroup)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
-                                        partitions_item.lag = -1
-                                        field = "partition_index, start_offset, leader_epoch, error_code"
-                                        partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
-                                        pos += 18
-                                        field = "error_message"
-                                        error_message_n = buf[pos]  # the length + 1
-                                        if error_message_n == 1:  # the empty string
-                                            partitions_item.error_message = ""
-                                            pos += 1
-                                        elif error_message_n == 0:  # null
-                                            partitions_item.error_message = None
-                                            pos += 1
-                                        else:
-                                            error_message_end = pos + error_message_n
-                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                pos = error_message_end
-                                            else:
-                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                group.topics = topics_items
+            topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribeShareGroupOffsetsResponseTopic_v0(buf, pos)
+                topics_items.append(topics_item)
+            group.topics = topics_items
         field = "error_code"
         (group.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            group.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            group.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                group.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                group.error_message, pos = _w.read_compact_string(buf, pos)
+        group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -848,20 +597,11 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOf
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "topics[]"
         topics_items = group.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DescribeShareGroupOffsetsResponseTopic_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -903,134 +643,27 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
     group = blank_instance(DescribeShareGroupOffsetsResponseGroup)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
-                                        field = "partition_index, start_offset, leader_epoch, lag, error_code"
-                                        partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.lag, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
-                                        pos += 26
-                                        field = "error_message"
-                                        error_message_n = buf[pos]  # the length + 1
-                                        if error_message_n == 1:  # the empty string
-                                            partitions_item.error_message = ""
-                                            pos += 1
-                                        elif error_message_n == 0:  # null
-                                            partitions_item.error_message = None
-                                            pos += 1
-                                        else:
-                                            error_message_end = pos + error_message_n
-                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                pos = error_message_end
-                                            else:
-                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                group.topics = topics_items
+            topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribeShareGroupOffsetsResponseTopic_v1(buf, pos)
+                topics_items.append(topics_item)
+            group.topics = topics_items
         field = "error_code"
         (group.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            group.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            group.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                group.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                group.error_message, pos = _w.read_compact_string(buf, pos)
+        group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1048,20 +681,11 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOf
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "topics[]"
         topics_items = group.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DescribeShareGroupOffsetsResponseTopic_v1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1103,170 +727,23 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
     response = blank_instance(DescribeShareGroupOffsetsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeShareGroupOffsetsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(DescribeShareGroupOffsetsResponseGroup)
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
-                                        field = "topic_name"
-                                        topic_name_n = buf[pos]  # the length + 1
-                                        if topic_name_n == 1:  # the empty string
-                                            topics_item.topic_name = ""
-                                            pos += 1
-                                        else:
-                                            topic_name_end = pos + topic_name_n
-                                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                                pos = topic_name_end
-                                            else:
-                                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "topic_id"
-                                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                                        field = "partitions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                            if partitions_n < 0:
-                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                            elif partitions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-                                                for partitions_index in range(partitions_n):
-                                                    try:
-                                                        partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
-                                                        partitions_item.lag = -1
-                                                        field = "partition_index, start_offset, leader_epoch, error_code"
-                                                        partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
-                                                        pos += 18
-                                                        field = "error_message"
-                                                        error_message_n = buf[pos]  # the length + 1
-                                                        if error_message_n == 1:  # the empty string
-                                                            partitions_item.error_message = ""
-                                                            pos += 1
-                                                        elif error_message_n == 0:  # null
-                                                            partitions_item.error_message = None
-                                                            pos += 1
-                                                        else:
-                                                            error_message_end = pos + error_message_n
-                                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                                pos = error_message_end
-                                                            else:
-                                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            partitions_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "partitions[]", partitions_index
-                                                        raise failure from None
-                                                    partitions_items.append(partitions_item)
-                                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                                topics_item.partitions = partitions_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                groups_item.topics = topics_items
-                        field = "error_code"
-                        (groups_item.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            groups_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            groups_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribeShareGroupOffsetsResponseGroup_v0(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1287,10 +764,6 @@ def _write_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffs
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which DescribeShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_DescribeShareGroupOffsetsResponseGroup_v0(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:
@@ -1326,169 +799,23 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
     response = blank_instance(DescribeShareGroupOffsetsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeShareGroupOffsetsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(DescribeShareGroupOffsetsResponseGroup)
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
-                                        field = "topic_name"
-                                        topic_name_n = buf[pos]  # the length + 1
-                                        if topic_name_n == 1:  # the empty string
-                                            topics_item.topic_name = ""
-                                            pos += 1
-                                        else:
-                                            topic_name_end = pos + topic_name_n
-                                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                                pos = topic_name_end
-                                            else:
-                                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "topic_id"
-                                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                                        field = "partitions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                            if partitions_n < 0:
-                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                            elif partitions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-                                                for partitions_index in range(partitions_n):
-                                                    try:
-                                                        partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
-                                                        field = "partition_index, start_offset, leader_epoch, lag, error_code"
-                                                        partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.lag, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
-                                                        pos += 26
-                                                        field = "error_message"
-                                                        error_message_n = buf[pos]  # the length + 1
-                                                        if error_message_n == 1:  # the empty string
-                                                            partitions_item.error_message = ""
-                                                            pos += 1
-                                                        elif error_message_n == 0:  # null
-                                                            partitions_item.error_message = None
-                                                            pos += 1
-                                                        else:
-                                                            error_message_end = pos + error_message_n
-                                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                                pos = error_message_end
-                                                            else:
-                                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            partitions_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "partitions[]", partitions_index
-                                                        raise failure from None
-                                                    partitions_items.append(partitions_item)
-                                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                                topics_item.partitions = partitions_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                groups_item.topics = topics_items
-                        field = "error_code"
-                        (groups_item.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            groups_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            groups_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribeShareGroupOffsetsResponseGroup_v1(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1509,10 +836,6 @@ def _write_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffs
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which DescribeShareGroupOffsetsResponse version 1 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_DescribeShareGroupOffsetsResponseGroup_v1(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:

@@ -196,20 +196,9 @@ def _read_TopicRequest_v0(buf: bytes, pos: int) -> tuple[TopicRequest, int]:
     request = blank_instance(TopicRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            request.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                request.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                request.name, pos = _w.read_compact_string_nn(buf, pos)
+        request.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -227,12 +216,7 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
         field = "name"
         if request.name is None:
             raise EncodeError("field name is null, which TopicRequest version 0 does not allow (never nullable)")
-        name_utf8 = request.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, request.name)
+        _w.write_compact_string(out, request.name)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -258,20 +242,9 @@ def _read_Cursor_v0(buf: bytes, pos: int) -> tuple[Cursor, int]:
     cursor = blank_instance(Cursor)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            cursor.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                cursor.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                cursor.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        cursor.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index"
         (cursor.partition_index,) = _unpack_Cursor_partition_index(buf, pos)
         pos += 4
@@ -292,12 +265,7 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
         field = "topic_name"
         if cursor.topic_name is None:
             raise EncodeError("field topic_name is null, which Cursor version 0 does not allow (never nullable)")
-        topic_name_utf8 = cursor.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, cursor.topic_name)
+        _w.write_compact_string(out, cursor.topic_name)
         field = "partition_index"
         out += _pack_Cursor_partition_index(cursor.partition_index)
         field = "(tagged fields)"
@@ -325,52 +293,20 @@ def _read_DescribeTopicPartitionsRequest_v0(buf: bytes, pos: int) -> tuple[Descr
     request = blank_instance(DescribeTopicPartitionsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicRequest] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicRequest)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TopicRequest] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicRequest_v0(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "response_partition_limit"
         (request.response_partition_limit,) = _unpack_DescribeTopicPartitionsRequest_response_partition_limit(buf, pos)
         pos += 4
@@ -398,10 +334,6 @@ def _write_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsReq
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeTopicPartitionsRequest version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicRequest_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

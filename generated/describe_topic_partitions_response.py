@@ -31,8 +31,6 @@ _unpack_Cursor_partition_index = struct.Struct(">i").unpack_from
 _pack_Cursor_partition_index = struct.Struct(">i").pack
 _unpack_DescribeTopicPartitionsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_DescribeTopicPartitionsResponse_throttle_time_ms = struct.Struct(">i").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -347,88 +345,40 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
     partition = blank_instance(DescribeTopicPartitionsResponsePartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code, partition_index, leader_id, leader_epoch"
         partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch = _unpack_DescribeTopicPartitionsResponsePartition_error_code_to_leader_epoch(buf, pos)
         pos += 14
         field = "replica_nodes"
-        replica_nodes_n = buf[pos] - 1
-        if replica_nodes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        replica_nodes_n, pos = _w.read_count(buf, pos, True)
+        if replica_nodes_n < 0:
+            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
         else:
-            replica_nodes_end = pos + 1 + replica_nodes_n * 4
-            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = replica_nodes_end
-            else:
-                replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                if replica_nodes_n < 0:
-                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                else:
-                    partition.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+            partition.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
         field = "isr_nodes"
-        isr_nodes_n = buf[pos] - 1
-        if isr_nodes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        isr_nodes_n, pos = _w.read_count(buf, pos, True)
+        if isr_nodes_n < 0:
+            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
         else:
-            isr_nodes_end = pos + 1 + isr_nodes_n * 4
-            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = isr_nodes_end
-            else:
-                isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                if isr_nodes_n < 0:
-                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                else:
-                    partition.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+            partition.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
         field = "eligible_leader_replicas"
-        eligible_leader_replicas_n = buf[pos] - 1
-        if eligible_leader_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1
-            partition.eligible_leader_replicas = []
+        eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
+        if eligible_leader_replicas_n < 0:
+            partition.eligible_leader_replicas = None
         else:
-            eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
-            if 0 < eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
-                partition.eligible_leader_replicas = [*_unpack_int32s[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = eligible_leader_replicas_end
-            else:
-                eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
-                if eligible_leader_replicas_n < 0:
-                    partition.eligible_leader_replicas = None
-                else:
-                    partition.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
+            partition.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
         field = "last_known_elr"
-        last_known_elr_n = buf[pos] - 1
-        if last_known_elr_n == 0:  # empty: a count byte of 1
-            pos += 1
-            partition.last_known_elr = []
+        last_known_elr_n, pos = _w.read_count(buf, pos, True)
+        if last_known_elr_n < 0:
+            partition.last_known_elr = None
         else:
-            last_known_elr_end = pos + 1 + last_known_elr_n * 4
-            if 0 < last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
-                partition.last_known_elr = [*_unpack_int32s[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = last_known_elr_end
-            else:
-                last_known_elr_n, pos = _w.read_count(buf, pos, True)
-                if last_known_elr_n < 0:
-                    partition.last_known_elr = None
-                else:
-                    partition.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
+            partition.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
         field = "offline_replicas"
-        offline_replicas_n = buf[pos] - 1
-        if offline_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+        if offline_replicas_n < 0:
+            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
         else:
-            offline_replicas_end = pos + 1 + offline_replicas_n * 4
-            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = offline_replicas_end
-            else:
-                offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                if offline_replicas_n < 0:
-                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                else:
-                    partition.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+            partition.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -449,9 +399,6 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         replica_nodes_items = partition.replica_nodes
         if replica_nodes_items is None:
                 raise EncodeError("field replica_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
-        elif len(replica_nodes_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(replica_nodes_items) + 1)
-            out += _pack_int32s[len(replica_nodes_items)](*replica_nodes_items)
         else:
             _w.write_count(out, len(replica_nodes_items), True)
             _w.write_fixed_array(out, replica_nodes_items, "i")
@@ -459,9 +406,6 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         isr_nodes_items = partition.isr_nodes
         if isr_nodes_items is None:
                 raise EncodeError("field isr_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
-        elif len(isr_nodes_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(isr_nodes_items) + 1)
-            out += _pack_int32s[len(isr_nodes_items)](*isr_nodes_items)
         else:
             _w.write_count(out, len(isr_nodes_items), True)
             _w.write_fixed_array(out, isr_nodes_items, "i")
@@ -469,9 +413,6 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         eligible_leader_replicas_items = partition.eligible_leader_replicas
         if eligible_leader_replicas_items is None:
             _w.write_count(out, None, True)
-        elif len(eligible_leader_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(eligible_leader_replicas_items) + 1)
-            out += _pack_int32s[len(eligible_leader_replicas_items)](*eligible_leader_replicas_items)
         else:
             _w.write_count(out, len(eligible_leader_replicas_items), True)
             _w.write_fixed_array(out, eligible_leader_replicas_items, "i")
@@ -479,9 +420,6 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         last_known_elr_items = partition.last_known_elr
         if last_known_elr_items is None:
             _w.write_count(out, None, True)
-        elif len(last_known_elr_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(last_known_elr_items) + 1)
-            out += _pack_int32s[len(last_known_elr_items)](*last_known_elr_items)
         else:
             _w.write_count(out, len(last_known_elr_items), True)
             _w.write_fixed_array(out, last_known_elr_items, "i")
@@ -489,9 +427,6 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         offline_replicas_items = partition.offline_replicas
         if offline_replicas_items is None:
                 raise EncodeError("field offline_replicas is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
-        elif len(offline_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(offline_replicas_items) + 1)
-            out += _pack_int32s[len(offline_replicas_items)](*offline_replicas_items)
         else:
             _w.write_count(out, len(offline_replicas_items), True)
             _w.write_fixed_array(out, offline_replicas_items, "i")
@@ -549,26 +484,12 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
     topic = blank_instance(DescribeTopicPartitionsResponseTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (topic.error_code,) = _unpack_DescribeTopicPartitionsResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        elif name_n == 0:  # null
-            topic.name = None
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string(buf, pos)
+        topic.name, pos = _w.read_compact_string(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "is_internal"
@@ -576,116 +497,17 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
         pos += 1
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(DescribeTopicPartitionsResponsePartition)
-                        field = "error_code, partition_index, leader_id, leader_epoch"
-                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_DescribeTopicPartitionsResponsePartition_error_code_to_leader_epoch(buf, pos)
-                        pos += 14
-                        field = "replica_nodes"
-                        replica_nodes_n = buf[pos] - 1
-                        if replica_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = replica_nodes_end
-                            else:
-                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                if replica_nodes_n < 0:
-                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                        field = "isr_nodes"
-                        isr_nodes_n = buf[pos] - 1
-                        if isr_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = isr_nodes_end
-                            else:
-                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                if isr_nodes_n < 0:
-                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                        field = "eligible_leader_replicas"
-                        eligible_leader_replicas_n = buf[pos] - 1
-                        if eligible_leader_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1
-                            partitions_item.eligible_leader_replicas = []
-                        else:
-                            eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
-                            if 0 < eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
-                                partitions_item.eligible_leader_replicas = [*_unpack_int32s[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = eligible_leader_replicas_end
-                            else:
-                                eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if eligible_leader_replicas_n < 0:
-                                    partitions_item.eligible_leader_replicas = None
-                                else:
-                                    partitions_item.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
-                        field = "last_known_elr"
-                        last_known_elr_n = buf[pos] - 1
-                        if last_known_elr_n == 0:  # empty: a count byte of 1
-                            pos += 1
-                            partitions_item.last_known_elr = []
-                        else:
-                            last_known_elr_end = pos + 1 + last_known_elr_n * 4
-                            if 0 < last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
-                                partitions_item.last_known_elr = [*_unpack_int32s[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = last_known_elr_end
-                            else:
-                                last_known_elr_n, pos = _w.read_count(buf, pos, True)
-                                if last_known_elr_n < 0:
-                                    partitions_item.last_known_elr = None
-                                else:
-                                    partitions_item.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
-                        field = "offline_replicas"
-                        offline_replicas_n = buf[pos] - 1
-                        if offline_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = offline_replicas_end
-                            else:
-                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if offline_replicas_n < 0:
-                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                else:
-                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                topic.partitions = partitions_items
+            partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_DescribeTopicPartitionsResponsePartition_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_DescribeTopicPartitionsResponseTopic_topic_authorized_operations(buf, pos)
         pos += 4
@@ -715,10 +537,6 @@ def _write_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartition
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which DescribeTopicPartitionsResponseTopic version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_DescribeTopicPartitionsResponsePartition_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -758,20 +576,9 @@ def _read_Cursor_v0(buf: bytes, pos: int) -> tuple[Cursor, int]:
     cursor = blank_instance(Cursor)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            cursor.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                cursor.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                cursor.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        cursor.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index"
         (cursor.partition_index,) = _unpack_Cursor_partition_index(buf, pos)
         pos += 4
@@ -792,12 +599,7 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
         field = "topic_name"
         if cursor.topic_name is None:
             raise EncodeError("field topic_name is null, which Cursor version 0 does not allow (never nullable)")
-        topic_name_utf8 = cursor.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, cursor.topic_name)
+        _w.write_compact_string(out, cursor.topic_name)
         field = "partition_index"
         out += _pack_Cursor_partition_index(cursor.partition_index)
         field = "(tagged fields)"
@@ -825,181 +627,23 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
     response = blank_instance(DescribeTopicPartitionsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeTopicPartitionsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[DescribeTopicPartitionsResponseTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(DescribeTopicPartitionsResponseTopic)
-                        field = "error_code"
-                        (topics_item.error_code,) = _unpack_DescribeTopicPartitionsResponseTopic_error_code(buf, pos)
-                        pos += 2
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        elif name_n == 0:  # null
-                            topics_item.name = None
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string(buf, pos)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "is_internal"
-                        (topics_item.is_internal,) = _unpack_DescribeTopicPartitionsResponseTopic_is_internal(buf, pos)
-                        pos += 1
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(DescribeTopicPartitionsResponsePartition)
-                                        field = "error_code, partition_index, leader_id, leader_epoch"
-                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_DescribeTopicPartitionsResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                        pos += 14
-                                        field = "replica_nodes"
-                                        replica_nodes_n = buf[pos] - 1
-                                        if replica_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replica_nodes_end
-                                            else:
-                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                                if replica_nodes_n < 0:
-                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                                else:
-                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                        field = "isr_nodes"
-                                        isr_nodes_n = buf[pos] - 1
-                                        if isr_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_nodes_end
-                                            else:
-                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_nodes_n < 0:
-                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                                else:
-                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                        field = "eligible_leader_replicas"
-                                        eligible_leader_replicas_n = buf[pos] - 1
-                                        if eligible_leader_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1
-                                            partitions_item.eligible_leader_replicas = []
-                                        else:
-                                            eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
-                                            if 0 < eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
-                                                partitions_item.eligible_leader_replicas = [*_unpack_int32s[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = eligible_leader_replicas_end
-                                            else:
-                                                eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if eligible_leader_replicas_n < 0:
-                                                    partitions_item.eligible_leader_replicas = None
-                                                else:
-                                                    partitions_item.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
-                                        field = "last_known_elr"
-                                        last_known_elr_n = buf[pos] - 1
-                                        if last_known_elr_n == 0:  # empty: a count byte of 1
-                                            pos += 1
-                                            partitions_item.last_known_elr = []
-                                        else:
-                                            last_known_elr_end = pos + 1 + last_known_elr_n * 4
-                                            if 0 < last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
-                                                partitions_item.last_known_elr = [*_unpack_int32s[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = last_known_elr_end
-                                            else:
-                                                last_known_elr_n, pos = _w.read_count(buf, pos, True)
-                                                if last_known_elr_n < 0:
-                                                    partitions_item.last_known_elr = None
-                                                else:
-                                                    partitions_item.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
-                                        field = "offline_replicas"
-                                        offline_replicas_n = buf[pos] - 1
-                                        if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = offline_replicas_end
-                                            else:
-                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if offline_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                                else:
-                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "topic_authorized_operations"
-                        (topics_item.topic_authorized_operations,) = _unpack_DescribeTopicPartitionsResponseTopic_topic_authorized_operations(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: KeyedList[DescribeTopicPartitionsResponseTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_DescribeTopicPartitionsResponseTopic_v0(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "next_cursor"
         if buf[pos] >= 0x80:  # the null marker
             response.next_cursor = None
@@ -1026,10 +670,6 @@ def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsR
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which DescribeTopicPartitionsResponse version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_DescribeTopicPartitionsResponseTopic_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

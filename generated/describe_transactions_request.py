@@ -76,28 +76,20 @@ def _read_DescribeTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[Describe
     request = blank_instance(DescribeTransactionsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_ids"
         index = -1  # no element yet: an error in the count names the array itself
-        transactional_ids_n = buf[pos] - 1
-        if transactional_ids_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        transactional_ids_n, pos = _w.read_count(buf, pos, True)
+        if transactional_ids_n < 0:
+            raise DecodeError("non-nullable field transactional_ids was null", offset=pos)
+        elif transactional_ids_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if transactional_ids_n < 0x7F and transactional_ids_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                transactional_ids_n, pos = _w.read_count(buf, pos, True)
-            if transactional_ids_n < 0:
-                raise DecodeError("non-nullable field transactional_ids was null", offset=pos)
-            elif transactional_ids_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                transactional_ids_items: list[str] = []
-                for index in range(transactional_ids_n):
-                    transactional_ids_item, pos = _w.read_compact_string_nn(buf, pos)
-                    transactional_ids_items.append(transactional_ids_item)
-                request.transactional_ids = transactional_ids_items
+            transactional_ids_items: list[str] = []
+            for index in range(transactional_ids_n):
+                transactional_ids_item, pos = _w.read_compact_string_nn(buf, pos)
+                transactional_ids_items.append(transactional_ids_item)
+            request.transactional_ids = transactional_ids_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -116,12 +108,6 @@ def _write_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest, 
         transactional_ids_items = request.transactional_ids
         if transactional_ids_items is None:
                 raise EncodeError("field transactional_ids is null, which DescribeTransactionsRequest version 0 does not allow (never nullable)")
-        elif len(transactional_ids_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(transactional_ids_items) + 1)
-            for transactional_ids_item in transactional_ids_items:
-                if transactional_ids_item is None:
-                    raise EncodeError("null element in array transactional_ids")
-                _w.write_compact_string(out, transactional_ids_item)
         else:
             _w.write_count(out, len(transactional_ids_items), True)
             for transactional_ids_item in transactional_ids_items:

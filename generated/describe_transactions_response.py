@@ -25,8 +25,6 @@ _unpack_TransactionState_transaction_timeout_ms_to_producer_epoch = struct.Struc
 _pack_TransactionState_transaction_timeout_ms_to_producer_epoch = struct.Struct(">iqqh").pack
 _unpack_DescribeTransactionsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_DescribeTransactionsResponse_throttle_time_ms = struct.Struct(">i").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class TopicData(GeneratedStruct):
@@ -245,35 +243,15 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic"
-        topic_n = buf[pos]  # the length + 1
-        if topic_n == 1:  # the empty string
-            data.topic = ""
-            pos += 1
-        else:
-            topic_end = pos + topic_n
-            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                data.topic = buf[pos + 1:topic_end].decode()
-                pos = topic_end
-            else:
-                data.topic, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                data.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    data.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            data.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -291,19 +269,11 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "topic"
         if data.topic is None:
             raise EncodeError("field topic is null, which TopicData version 0 does not allow (never nullable)")
-        topic_utf8 = data.topic.encode()
-        if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_utf8) + 1)
-            out += topic_utf8
-        else:
-            _w.write_compact_string(out, data.topic)
+        _w.write_compact_string(out, data.topic)
         field = "partitions"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -338,97 +308,30 @@ def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, i
     state = blank_instance(TransactionState)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (state.error_code,) = _unpack_TransactionState_error_code(buf, pos)
         pos += 2
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            state.transactional_id = ""
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                state.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+        state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "transaction_state"
-        transaction_state_n = buf[pos]  # the length + 1
-        if transaction_state_n == 1:  # the empty string
-            state.transaction_state = ""
-            pos += 1
-        else:
-            transaction_state_end = pos + transaction_state_n
-            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
-                state.transaction_state = buf[pos + 1:transaction_state_end].decode()
-                pos = transaction_state_end
-            else:
-                state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+        state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
         state.transaction_timeout_ms, state.transaction_start_time_ms, state.producer_id, state.producer_epoch = _unpack_TransactionState_transaction_timeout_ms_to_producer_epoch(buf, pos)
         pos += 22
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[TopicData] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        field = "topic"
-                        topic_n = buf[pos]  # the length + 1
-                        if topic_n == 1:  # the empty string
-                            topics_item.topic = ""
-                            pos += 1
-                        else:
-                            topic_end = pos + topic_n
-                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                topics_item.topic = buf[pos + 1:topic_end].decode()
-                                pos = topic_end
-                            else:
-                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                state.topics = topics_items
+            topics_items: KeyedList[TopicData] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v0(buf, pos)
+                topics_items.append(topics_item)
+            state.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -448,31 +351,17 @@ def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
         field = "transactional_id"
         if state.transactional_id is None:
             raise EncodeError("field transactional_id is null, which TransactionState version 0 does not allow (never nullable)")
-        transactional_id_utf8 = state.transactional_id.encode()
-        if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(transactional_id_utf8) + 1)
-            out += transactional_id_utf8
-        else:
-            _w.write_compact_string(out, state.transactional_id)
+        _w.write_compact_string(out, state.transactional_id)
         field = "transaction_state"
         if state.transaction_state is None:
             raise EncodeError("field transaction_state is null, which TransactionState version 0 does not allow (never nullable)")
-        transaction_state_utf8 = state.transaction_state.encode()
-        if len(transaction_state_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(transaction_state_utf8) + 1)
-            out += transaction_state_utf8
-        else:
-            _w.write_compact_string(out, state.transaction_state)
+        _w.write_compact_string(out, state.transaction_state)
         field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
         out += _pack_TransactionState_transaction_timeout_ms_to_producer_epoch(state.transaction_timeout_ms, state.transaction_start_time_ms, state.producer_id, state.producer_epoch)
         field = "topics[]"
         topics_items = state.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which TransactionState version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -510,132 +399,23 @@ def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[Describ
     response = blank_instance(DescribeTransactionsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeTransactionsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "transaction_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        transaction_states_n = buf[pos] - 1
-        if transaction_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        transaction_states_n, pos = _w.read_count(buf, pos, True)
+        if transaction_states_n < 0:
+            raise DecodeError("non-nullable field transaction_states was null", offset=pos)
+        elif transaction_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if transaction_states_n < 0x7F and transaction_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                transaction_states_n, pos = _w.read_count(buf, pos, True)
-            if transaction_states_n < 0:
-                raise DecodeError("non-nullable field transaction_states was null", offset=pos)
-            elif transaction_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                transaction_states_items: list[TransactionState] = []
-                for transaction_states_index in range(transaction_states_n):
-                    try:
-                        transaction_states_item = blank_instance(TransactionState)
-                        field = "error_code"
-                        (transaction_states_item.error_code,) = _unpack_TransactionState_error_code(buf, pos)
-                        pos += 2
-                        field = "transactional_id"
-                        transactional_id_n = buf[pos]  # the length + 1
-                        if transactional_id_n == 1:  # the empty string
-                            transaction_states_item.transactional_id = ""
-                            pos += 1
-                        else:
-                            transactional_id_end = pos + transactional_id_n
-                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                                transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                                pos = transactional_id_end
-                            else:
-                                transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "transaction_state"
-                        transaction_state_n = buf[pos]  # the length + 1
-                        if transaction_state_n == 1:  # the empty string
-                            transaction_states_item.transaction_state = ""
-                            pos += 1
-                        else:
-                            transaction_state_end = pos + transaction_state_n
-                            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
-                                transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
-                                pos = transaction_state_end
-                            else:
-                                transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
-                        transaction_states_item.transaction_timeout_ms, transaction_states_item.transaction_start_time_ms, transaction_states_item.producer_id, transaction_states_item.producer_epoch = _unpack_TransactionState_transaction_timeout_ms_to_producer_epoch(buf, pos)
-                        pos += 22
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: KeyedList[TopicData] = KeyedList()
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(TopicData)
-                                        field = "topic"
-                                        topic_n = buf[pos]  # the length + 1
-                                        if topic_n == 1:  # the empty string
-                                            topics_item.topic = ""
-                                            pos += 1
-                                        else:
-                                            topic_end = pos + topic_n
-                                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                                topics_item.topic = buf[pos + 1:topic_end].decode()
-                                                pos = topic_end
-                                            else:
-                                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions"
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            partitions_end = pos + 1 + partitions_n * 4
-                                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = partitions_end
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                                if partitions_n < 0:
-                                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                                else:
-                                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                transaction_states_item.topics = topics_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            transaction_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            transaction_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "transaction_states[]", transaction_states_index
-                        raise failure from None
-                    transaction_states_items.append(transaction_states_item)
-                field, index = "transaction_states[]", transaction_states_index  # as the last call would have left them
-                response.transaction_states = transaction_states_items
+            transaction_states_items: list[TransactionState] = []
+            for index in range(transaction_states_n):
+                transaction_states_item, pos = _read_TransactionState_v0(buf, pos)
+                transaction_states_items.append(transaction_states_item)
+            response.transaction_states = transaction_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -656,10 +436,6 @@ def _write_DescribeTransactionsResponse_v0(response: DescribeTransactionsRespons
         transaction_states_items = response.transaction_states
         if transaction_states_items is None:
                 raise EncodeError("field transaction_states is null, which DescribeTransactionsResponse version 0 does not allow (never nullable)")
-        elif len(transaction_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(transaction_states_items) + 1)
-            for transaction_states_item in transaction_states_items:
-                _write_TransactionState_v0(transaction_states_item, out)
         else:
             _w.write_count(out, len(transaction_states_items), True)
             for transaction_states_item in transaction_states_items:

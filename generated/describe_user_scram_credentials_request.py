@@ -122,20 +122,9 @@ def _read_UserName_v0(buf: bytes, pos: int) -> tuple[UserName, int]:
     user_name = blank_instance(UserName)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            user_name.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                user_name.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                user_name.name, pos = _w.read_compact_string_nn(buf, pos)
+        user_name.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -153,12 +142,7 @@ def _write_UserName_v0(user_name: UserName, out: bytearray) -> None:
         field = "name"
         if user_name.name is None:
             raise EncodeError("field name is null, which UserName version 0 does not allow (never nullable)")
-        name_utf8 = user_name.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, user_name.name)
+        _w.write_compact_string(out, user_name.name)
         field = "(tagged fields)"
         if user_name.unknown_tagged_fields:
             _w.write_tagged(out, [], user_name.unknown_tagged_fields)
@@ -184,52 +168,20 @@ def _read_DescribeUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[
     request = blank_instance(DescribeUserScramCredentialsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "users[]"
         index = -1  # no element yet: an error in the count names the array itself
-        users_n = buf[pos] - 1
-        if users_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        users_n, pos = _w.read_count(buf, pos, True)
+        if users_n < 0:
+            request.users = None
+        elif users_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if users_n < 0x7F and users_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                users_n, pos = _w.read_count(buf, pos, True)
-            if users_n < 0:
-                request.users = None
-            elif users_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                users_items: list[UserName] = []
-                for users_index in range(users_n):
-                    try:
-                        users_item = blank_instance(UserName)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            users_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                users_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                users_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            users_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            users_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "users[]", users_index
-                        raise failure from None
-                    users_items.append(users_item)
-                field, index = "users[]", users_index  # as the last call would have left them
-                request.users = users_items
+            users_items: list[UserName] = []
+            for index in range(users_n):
+                users_item, pos = _read_UserName_v0(buf, pos)
+                users_items.append(users_item)
+            request.users = users_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -248,10 +200,6 @@ def _write_DescribeUserScramCredentialsRequest_v0(request: DescribeUserScramCred
         users_items = request.users
         if users_items is None:
             _w.write_count(out, None, True)
-        elif len(users_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(users_items) + 1)
-            for users_item in users_items:
-                _write_UserName_v0(users_item, out)
         else:
             _w.write_count(out, len(users_items), True)
             for users_item in users_items:

@@ -273,66 +273,36 @@ def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[D
     size = len(buf)
     try:
         field = "user"
-        user_n = buf[pos]  # the length + 1
-        if user_n == 1:  # the empty string
-            result.user = ""
-            pos += 1
-        else:
-            user_end = pos + user_n
-            if 0 < user_n < 0x80 and user_end <= size:  # the usual case: a short string
-                result.user = buf[pos + 1:user_end].decode()
-                pos = user_end
-            else:
-                result.user, pos = _w.read_compact_string_nn(buf, pos)
+        result.user, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DescribeUserScramCredentialsResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "credential_infos[]"
         index = -1  # no element yet: an error in the count names the array itself
-        credential_infos_n = buf[pos] - 1
-        if credential_infos_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        credential_infos_n, pos = _w.read_count(buf, pos, True)
+        if credential_infos_n < 0:
+            raise DecodeError("non-nullable field credential_infos was null", offset=pos)
+        elif credential_infos_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if credential_infos_n < 0x7F and credential_infos_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            credential_infos_items: list[CredentialInfo] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            credential_infos_end = pos + credential_infos_n * 6
+            credential_infos_rows = buf[pos:credential_infos_end]
+            if len(credential_infos_rows) == credential_infos_n * 6 and not any(credential_infos_rows[5::6]):
+                for credential_infos_row in _rows_CredentialInfo_v0(credential_infos_rows):
+                    credential_infos_item = blank_instance(CredentialInfo)
+                    credential_infos_item.mechanism, credential_infos_item.iterations, _ = credential_infos_row
+                    credential_infos_item.unknown_tagged_fields = ()
+                    credential_infos_items.append(credential_infos_item)
+                pos = credential_infos_end
             else:
-                credential_infos_n, pos = _w.read_count(buf, pos, True)
-            if credential_infos_n < 0:
-                raise DecodeError("non-nullable field credential_infos was null", offset=pos)
-            elif credential_infos_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                credential_infos_items: list[CredentialInfo] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                credential_infos_end = pos + credential_infos_n * 6
-                credential_infos_rows = buf[pos:credential_infos_end]
-                if len(credential_infos_rows) == credential_infos_n * 6 and not any(credential_infos_rows[5::6]):
-                    for credential_infos_row in _rows_CredentialInfo_v0(credential_infos_rows):
-                        credential_infos_item = blank_instance(CredentialInfo)
-                        credential_infos_item.mechanism, credential_infos_item.iterations, _ = credential_infos_row
-                        credential_infos_item.unknown_tagged_fields = ()
-                        credential_infos_items.append(credential_infos_item)
-                    pos = credential_infos_end
-                else:
-                    for index in range(credential_infos_n):
-                        credential_infos_item, pos = _read_CredentialInfo_v0(buf, pos)
-                        credential_infos_items.append(credential_infos_item)
-                result.credential_infos = credential_infos_items
+                for index in range(credential_infos_n):
+                    credential_infos_item, pos = _read_CredentialInfo_v0(buf, pos)
+                    credential_infos_items.append(credential_infos_item)
+            result.credential_infos = credential_infos_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -350,12 +320,7 @@ def _write_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCreden
         field = "user"
         if result.user is None:
             raise EncodeError("field user is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
-        user_utf8 = result.user.encode()
-        if len(user_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(user_utf8) + 1)
-            out += user_utf8
-        else:
-            _w.write_compact_string(out, result.user)
+        _w.write_compact_string(out, result.user)
         field = "error_code"
         out += _pack_DescribeUserScramCredentialsResult_error_code(result.error_code)
         field = "error_message"
@@ -364,10 +329,6 @@ def _write_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCreden
         credential_infos_items = result.credential_infos
         if credential_infos_items is None:
                 raise EncodeError("field credential_infos is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
-        elif len(credential_infos_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(credential_infos_items) + 1)
-            for credential_infos_item in credential_infos_items:
-                _write_CredentialInfo_v0(credential_infos_item, out)
         else:
             _w.write_count(out, len(credential_infos_items), True)
             for credential_infos_item in credential_infos_items:
@@ -405,119 +366,25 @@ def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple
     response = blank_instance(DescribeUserScramCredentialsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeUserScramCredentialsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: list[DescribeUserScramCredentialsResult] = []
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(DescribeUserScramCredentialsResult)
-                        field = "user"
-                        user_n = buf[pos]  # the length + 1
-                        if user_n == 1:  # the empty string
-                            results_item.user = ""
-                            pos += 1
-                        else:
-                            user_end = pos + user_n
-                            if 0 < user_n < 0x80 and user_end <= size:  # the usual case: a short string
-                                results_item.user = buf[pos + 1:user_end].decode()
-                                pos = user_end
-                            else:
-                                results_item.user, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "error_code"
-                        (results_item.error_code,) = _unpack_DescribeUserScramCredentialsResult_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            results_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            results_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                results_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                results_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "credential_infos[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        credential_infos_n = buf[pos] - 1
-                        if credential_infos_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if credential_infos_n < 0x7F and credential_infos_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                credential_infos_n, pos = _w.read_count(buf, pos, True)
-                            if credential_infos_n < 0:
-                                raise DecodeError("non-nullable field credential_infos was null", offset=pos)
-                            elif credential_infos_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                credential_infos_items: list[CredentialInfo] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                credential_infos_end = pos + credential_infos_n * 6
-                                credential_infos_rows = buf[pos:credential_infos_end]
-                                if len(credential_infos_rows) == credential_infos_n * 6 and not any(credential_infos_rows[5::6]):
-                                    for credential_infos_row in _rows_CredentialInfo_v0(credential_infos_rows):
-                                        credential_infos_item = blank_instance(CredentialInfo)
-                                        credential_infos_item.mechanism, credential_infos_item.iterations, _ = credential_infos_row
-                                        credential_infos_item.unknown_tagged_fields = ()
-                                        credential_infos_items.append(credential_infos_item)
-                                    pos = credential_infos_end
-                                else:
-                                    for index in range(credential_infos_n):
-                                        credential_infos_item, pos = _read_CredentialInfo_v0(buf, pos)
-                                        credential_infos_items.append(credential_infos_item)
-                                results_item.credential_infos = credential_infos_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: list[DescribeUserScramCredentialsResult] = []
+            for index in range(results_n):
+                results_item, pos = _read_DescribeUserScramCredentialsResult_v0(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -540,10 +407,6 @@ def _write_DescribeUserScramCredentialsResponse_v0(response: DescribeUserScramCr
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which DescribeUserScramCredentialsResponse version 0 does not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_DescribeUserScramCredentialsResult_v0(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:

@@ -23,9 +23,6 @@ _unpack_ElectLeadersRequest_timeout_ms = struct.Struct(">i").unpack_from
 _pack_ElectLeadersRequest_timeout_ms = struct.Struct(">i").pack
 _unpack_ElectLeadersRequest_election_type = struct.Struct(">b").unpack_from
 _pack_ElectLeadersRequest_election_type = struct.Struct(">b").pack
-_unpack_ElectLeadersRequest_election_type_to_timeout_ms = struct.Struct(">bBi").unpack_from
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class TopicPartitions(GeneratedStruct):
@@ -206,35 +203,15 @@ def _read_TopicPartitions_v2(buf: bytes, pos: int) -> tuple[TopicPartitions, int
     partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic"
-        topic_n = buf[pos]  # the length + 1
-        if topic_n == 1:  # the empty string
-            partitions.topic = ""
-            pos += 1
-        else:
-            topic_end = pos + topic_n
-            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                partitions.topic = buf[pos + 1:topic_end].decode()
-                pos = topic_end
-            else:
-                partitions.topic, pos = _w.read_compact_string_nn(buf, pos)
+        partitions.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -252,19 +229,11 @@ def _write_TopicPartitions_v2(partitions: TopicPartitions, out: bytearray) -> No
         field = "topic"
         if partitions.topic is None:
             raise EncodeError("field topic is null, which TopicPartitions version 2 does not allow (never nullable)")
-        topic_utf8 = partitions.topic.encode()
-        if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_utf8) + 1)
-            out += topic_utf8
-        else:
-            _w.write_compact_string(out, partitions.topic)
+        _w.write_compact_string(out, partitions.topic)
         field = "partitions"
         partitions_items = partitions.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicPartitions version 2 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -310,24 +279,9 @@ def _read_ElectLeadersRequest_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for topic_partitions_index in range(topic_partitions_n):
-                try:
-                    topic_partitions_item = blank_instance(TopicPartitions)
-                    field = "topic"
-                    topic_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    topic_partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_partitions[]", topic_partitions_index
-                    raise failure from None
+            for index in range(topic_partitions_n):
+                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
                 topic_partitions_items.append(topic_partitions_item)
-            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
@@ -390,24 +344,9 @@ def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for topic_partitions_index in range(topic_partitions_n):
-                try:
-                    topic_partitions_item = blank_instance(TopicPartitions)
-                    field = "topic"
-                    topic_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    topic_partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_partitions[]", topic_partitions_index
-                    raise failure from None
+            for index in range(topic_partitions_n):
+                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
                 topic_partitions_items.append(topic_partitions_item)
-            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
@@ -457,79 +396,26 @@ def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
     request = blank_instance(ElectLeadersRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
-        if pos + 6 <= size and buf[pos + 1] <= 1:  # the usual case: topic_partitions null or empty, read with the runs around it
-            request.election_type, topic_partitions_byte, request.timeout_ms = _unpack_ElectLeadersRequest_election_type_to_timeout_ms(buf, pos)
-            if topic_partitions_byte == 0:  # null
-                request.topic_partitions = None
-            pos += 6
+        field = "election_type"
+        (request.election_type,) = _unpack_ElectLeadersRequest_election_type(buf, pos)
+        pos += 1
+        field = "topic_partitions[]"
+        index = -1  # no element yet: an error in the count names the array itself
+        topic_partitions_n, pos = _w.read_count(buf, pos, True)
+        if topic_partitions_n < 0:
+            request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            field = "election_type"
-            (request.election_type,) = _unpack_ElectLeadersRequest_election_type(buf, pos)
-            pos += 1
-            field = "topic_partitions[]"
-            index = -1  # no element yet: an error in the count names the array itself
-            topic_partitions_n = buf[pos] - 1
-            if topic_partitions_n == 0:  # empty: a count byte of 1
-                pos += 1  # the field is left unset
-            else:
-                if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                    pos += 1
-                else:
-                    topic_partitions_n, pos = _w.read_count(buf, pos, True)
-                if topic_partitions_n < 0:
-                    request.topic_partitions = None
-                elif topic_partitions_n == 0:  # no element: no loop to set up
-                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                else:
-                    topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-                    for topic_partitions_index in range(topic_partitions_n):
-                        try:
-                            topic_partitions_item = blank_instance(TopicPartitions)
-                            field = "topic"
-                            topic_n = buf[pos]  # the length + 1
-                            if topic_n == 1:  # the empty string
-                                topic_partitions_item.topic = ""
-                                pos += 1
-                            else:
-                                topic_end = pos + topic_n
-                                if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                    topic_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                                    pos = topic_end
-                                else:
-                                    topic_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                            field = "partitions"
-                            partitions_n = buf[pos] - 1
-                            if partitions_n == 0:  # empty: a count byte of 1
-                                pos += 1  # the field is left unset
-                            else:
-                                partitions_end = pos + 1 + partitions_n * 4
-                                if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                    topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partitions_end
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                    if partitions_n < 0:
-                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                    else:
-                                        topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                            field = "(tagged fields)"
-                            if buf[pos] == 0:
-                                pos += 1
-                                topic_partitions_item.unknown_tagged_fields = ()
-                            else:  # tags these versions do not know, kept as they came
-                                topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                        except _w.DECODE_FAILURES as error:
-                            failure = _w.decode_failure(error, field, index, pos)
-                            field, index = "topic_partitions[]", topic_partitions_index
-                            raise failure from None
-                        topic_partitions_items.append(topic_partitions_item)
-                    field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-                    request.topic_partitions = topic_partitions_items
-            field = "timeout_ms"
-            (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
-            pos += 4
+            topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
+            for index in range(topic_partitions_n):
+                topic_partitions_item, pos = _read_TopicPartitions_v2(buf, pos)
+                topic_partitions_items.append(topic_partitions_item)
+            request.topic_partitions = topic_partitions_items
+        field = "timeout_ms"
+        (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
+        pos += 4
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -550,10 +436,6 @@ def _write_ElectLeadersRequest_v2(request: ElectLeadersRequest, out: bytearray) 
         topic_partitions_items = request.topic_partitions
         if topic_partitions_items is None:
             _w.write_count(out, None, True)
-        elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_partitions_items) + 1)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v2(topic_partitions_item, out)
         else:
             _w.write_count(out, len(topic_partitions_items), True)
             for topic_partitions_item in topic_partitions_items:

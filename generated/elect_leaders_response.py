@@ -248,26 +248,12 @@ def _read_PartitionResult_v2(buf: bytes, pos: int) -> tuple[PartitionResult, int
     result = blank_instance(PartitionResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_id, error_code"
         result.partition_id, result.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -323,21 +309,9 @@ def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int) -> tuple[ReplicaElect
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_result_items: list[PartitionResult] = []
-            for partition_result_index in range(partition_result_n):
-                try:
-                    partition_result_item = blank_instance(PartitionResult)
-                    field = "partition_id, error_code"
-                    partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
-                    pos += 6
-                    field = "error_message"
-                    partition_result_item.error_message, pos = _w.read_string(buf, pos)
-                    partition_result_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_result[]", partition_result_index
-                    raise failure from None
+            for index in range(partition_result_n):
+                partition_result_item, pos = _read_PartitionResult_v0_1(buf, pos)
                 partition_result_items.append(partition_result_item)
-            field, index = "partition_result[]", partition_result_index  # as the last call would have left them
             result.partition_result = partition_result_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -385,70 +359,22 @@ def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectio
     result = blank_instance(ReplicaElectionResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic"
-        topic_n = buf[pos]  # the length + 1
-        if topic_n == 1:  # the empty string
-            result.topic = ""
-            pos += 1
-        else:
-            topic_end = pos + topic_n
-            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                result.topic = buf[pos + 1:topic_end].decode()
-                pos = topic_end
-            else:
-                result.topic, pos = _w.read_compact_string_nn(buf, pos)
+        result.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_result[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_result_n = buf[pos] - 1
-        if partition_result_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_result_n, pos = _w.read_count(buf, pos, True)
+        if partition_result_n < 0:
+            raise DecodeError("non-nullable field partition_result was null", offset=pos)
+        elif partition_result_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_result_n < 0x7F and partition_result_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_result_n, pos = _w.read_count(buf, pos, True)
-            if partition_result_n < 0:
-                raise DecodeError("non-nullable field partition_result was null", offset=pos)
-            elif partition_result_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_result_items: list[PartitionResult] = []
-                for partition_result_index in range(partition_result_n):
-                    try:
-                        partition_result_item = blank_instance(PartitionResult)
-                        field = "partition_id, error_code"
-                        partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
-                        pos += 6
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            partition_result_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            partition_result_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_result_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_result_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_result[]", partition_result_index
-                        raise failure from None
-                    partition_result_items.append(partition_result_item)
-                field, index = "partition_result[]", partition_result_index  # as the last call would have left them
-                result.partition_result = partition_result_items
+            partition_result_items: list[PartitionResult] = []
+            for index in range(partition_result_n):
+                partition_result_item, pos = _read_PartitionResult_v2(buf, pos)
+                partition_result_items.append(partition_result_item)
+            result.partition_result = partition_result_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -466,20 +392,11 @@ def _write_ReplicaElectionResult_v2(result: ReplicaElectionResult, out: bytearra
         field = "topic"
         if result.topic is None:
             raise EncodeError("field topic is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
-        topic_utf8 = result.topic.encode()
-        if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_utf8) + 1)
-            out += topic_utf8
-        else:
-            _w.write_compact_string(out, result.topic)
+        _w.write_compact_string(out, result.topic)
         field = "partition_result[]"
         partition_result_items = result.partition_result
         if partition_result_items is None:
                 raise EncodeError("field partition_result is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
-        elif len(partition_result_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_result_items) + 1)
-            for partition_result_item in partition_result_items:
-                _write_PartitionResult_v2(partition_result_item, out)
         else:
             _w.write_count(out, len(partition_result_items), True)
             for partition_result_item in partition_result_items:
@@ -530,43 +447,9 @@ def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
-            for replica_election_results_index in range(replica_election_results_n):
-                try:
-                    replica_election_results_item = blank_instance(ReplicaElectionResult)
-                    field = "topic"
-                    replica_election_results_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_result[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_result_n, pos = _w.read_count(buf, pos, False)
-                    if partition_result_n < 0:
-                        raise DecodeError("non-nullable field partition_result was null", offset=pos)
-                    elif partition_result_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_result_items: list[PartitionResult] = []
-                        for partition_result_index in range(partition_result_n):
-                            try:
-                                partition_result_item = blank_instance(PartitionResult)
-                                field = "partition_id, error_code"
-                                partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
-                                pos += 6
-                                field = "error_message"
-                                partition_result_item.error_message, pos = _w.read_string(buf, pos)
-                                partition_result_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_result[]", partition_result_index
-                                raise failure from None
-                            partition_result_items.append(partition_result_item)
-                        field, index = "partition_result[]", partition_result_index  # as the last call would have left them
-                        replica_election_results_item.partition_result = partition_result_items
-                    replica_election_results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "replica_election_results[]", replica_election_results_index
-                    raise failure from None
+            for index in range(replica_election_results_n):
+                replica_election_results_item, pos = _read_ReplicaElectionResult_v0_1(buf, pos)
                 replica_election_results_items.append(replica_election_results_item)
-            field, index = "replica_election_results[]", replica_election_results_index  # as the last call would have left them
             response.replica_election_results = replica_election_results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -626,43 +509,9 @@ def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
-            for replica_election_results_index in range(replica_election_results_n):
-                try:
-                    replica_election_results_item = blank_instance(ReplicaElectionResult)
-                    field = "topic"
-                    replica_election_results_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_result[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_result_n, pos = _w.read_count(buf, pos, False)
-                    if partition_result_n < 0:
-                        raise DecodeError("non-nullable field partition_result was null", offset=pos)
-                    elif partition_result_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_result_items: list[PartitionResult] = []
-                        for partition_result_index in range(partition_result_n):
-                            try:
-                                partition_result_item = blank_instance(PartitionResult)
-                                field = "partition_id, error_code"
-                                partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
-                                pos += 6
-                                field = "error_message"
-                                partition_result_item.error_message, pos = _w.read_string(buf, pos)
-                                partition_result_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_result[]", partition_result_index
-                                raise failure from None
-                            partition_result_items.append(partition_result_item)
-                        field, index = "partition_result[]", partition_result_index  # as the last call would have left them
-                        replica_election_results_item.partition_result = partition_result_items
-                    replica_election_results_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "replica_election_results[]", replica_election_results_index
-                    raise failure from None
+            for index in range(replica_election_results_n):
+                replica_election_results_item, pos = _read_ReplicaElectionResult_v0_1(buf, pos)
                 replica_election_results_items.append(replica_election_results_item)
-            field, index = "replica_election_results[]", replica_election_results_index  # as the last call would have left them
             response.replica_election_results = replica_election_results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -707,105 +556,23 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
     response = blank_instance(ElectLeadersResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ElectLeadersResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "replica_election_results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        replica_election_results_n = buf[pos] - 1
-        if replica_election_results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        replica_election_results_n, pos = _w.read_count(buf, pos, True)
+        if replica_election_results_n < 0:
+            raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
+        elif replica_election_results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if replica_election_results_n < 0x7F and replica_election_results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                replica_election_results_n, pos = _w.read_count(buf, pos, True)
-            if replica_election_results_n < 0:
-                raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-            elif replica_election_results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                replica_election_results_items: list[ReplicaElectionResult] = []
-                for replica_election_results_index in range(replica_election_results_n):
-                    try:
-                        replica_election_results_item = blank_instance(ReplicaElectionResult)
-                        field = "topic"
-                        topic_n = buf[pos]  # the length + 1
-                        if topic_n == 1:  # the empty string
-                            replica_election_results_item.topic = ""
-                            pos += 1
-                        else:
-                            topic_end = pos + topic_n
-                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                replica_election_results_item.topic = buf[pos + 1:topic_end].decode()
-                                pos = topic_end
-                            else:
-                                replica_election_results_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_result[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_result_n = buf[pos] - 1
-                        if partition_result_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_result_n < 0x7F and partition_result_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_result_n, pos = _w.read_count(buf, pos, True)
-                            if partition_result_n < 0:
-                                raise DecodeError("non-nullable field partition_result was null", offset=pos)
-                            elif partition_result_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_result_items: list[PartitionResult] = []
-                                for partition_result_index in range(partition_result_n):
-                                    try:
-                                        partition_result_item = blank_instance(PartitionResult)
-                                        field = "partition_id, error_code"
-                                        partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
-                                        pos += 6
-                                        field = "error_message"
-                                        error_message_n = buf[pos]  # the length + 1
-                                        if error_message_n == 1:  # the empty string
-                                            partition_result_item.error_message = ""
-                                            pos += 1
-                                        elif error_message_n == 0:  # null
-                                            partition_result_item.error_message = None
-                                            pos += 1
-                                        else:
-                                            error_message_end = pos + error_message_n
-                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                pos = error_message_end
-                                            else:
-                                                partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_result_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_result_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_result[]", partition_result_index
-                                        raise failure from None
-                                    partition_result_items.append(partition_result_item)
-                                field, index = "partition_result[]", partition_result_index  # as the last call would have left them
-                                replica_election_results_item.partition_result = partition_result_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            replica_election_results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            replica_election_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "replica_election_results[]", replica_election_results_index
-                        raise failure from None
-                    replica_election_results_items.append(replica_election_results_item)
-                field, index = "replica_election_results[]", replica_election_results_index  # as the last call would have left them
-                response.replica_election_results = replica_election_results_items
+            replica_election_results_items: list[ReplicaElectionResult] = []
+            for index in range(replica_election_results_n):
+                replica_election_results_item, pos = _read_ReplicaElectionResult_v2(buf, pos)
+                replica_election_results_items.append(replica_election_results_item)
+            response.replica_election_results = replica_election_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -826,10 +593,6 @@ def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearra
         replica_election_results_items = response.replica_election_results
         if replica_election_results_items is None:
                 raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 2 does not allow (never nullable)")
-        elif len(replica_election_results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(replica_election_results_items) + 1)
-            for replica_election_results_item in replica_election_results_items:
-                _write_ReplicaElectionResult_v2(replica_election_results_item, out)
         else:
             _w.write_count(out, len(replica_election_results_items), True)
             for replica_election_results_item in replica_election_results_items:

@@ -433,48 +433,31 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            data.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                data.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[PartitionData] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 15
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
+                for partitions_row in _rows_PartitionData_v1(partitions_rows):
+                    partitions_item = blank_instance(PartitionData)
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 15
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
-                    for partitions_row in _rows_PartitionData_v1(partitions_rows):
-                        partitions_item = blank_instance(PartitionData)
-                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                        partitions_items.append(partitions_item)
-                data.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_PartitionData_v1(buf, pos)
+                    partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -492,20 +475,11 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         field = "topic_name"
         if data.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        topic_name_utf8 = data.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, data.topic_name)
         field = "partitions[]"
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -542,23 +516,12 @@ def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
     endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "node_id"
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            endpoint.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                endpoint.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 2
@@ -581,12 +544,7 @@ def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "host"
         if endpoint.host is None:
             raise EncodeError("field host is null, which NodeEndpoint version 1 does not allow (never nullable)")
-        host_utf8 = endpoint.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, endpoint.host)
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -614,7 +572,6 @@ def _read_EndQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
     response = blank_instance(EndQuorumEpochResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_EndQuorumEpochResponse_error_code(buf, pos)
@@ -628,42 +585,9 @@ def _read_EndQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    field = "topic_name"
-                    topics_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 14
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 14:
-                            for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -710,86 +634,23 @@ def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
     response = blank_instance(EndQuorumEpochResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_EndQuorumEpochResponse_error_code(buf, pos)
         pos += 2
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicData)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 15
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
-                                    for partitions_row in _rows_PartitionData_v1(partitions_rows):
-                                        partitions_item = blank_instance(PartitionData)
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicData_v1(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -812,54 +673,17 @@ def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
                 if tag == 0:
                     field = "node_endpoints[]"
                     index = -1  # no element yet: an error in the count names the array itself
-                    node_endpoints_n = buf[pos] - 1
-                    if node_endpoints_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset
+                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if node_endpoints_n < 0:
+                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
-                        if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                            pos += 1
-                        else:
-                            node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                        if node_endpoints_n < 0:
-                            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                        elif node_endpoints_n == 0:  # no element: no loop to set up
-                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                        else:
-                            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                            for node_endpoints_index in range(node_endpoints_n):
-                                try:
-                                    node_endpoints_item = blank_instance(NodeEndpoint)
-                                    field = "node_id"
-                                    (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
-                                    pos += 4
-                                    field = "host"
-                                    host_n = buf[pos]  # the length + 1
-                                    if host_n == 1:  # the empty string
-                                        node_endpoints_item.host = ""
-                                        pos += 1
-                                    else:
-                                        host_end = pos + host_n
-                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                            pos = host_end
-                                        else:
-                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                    field = "port"
-                                    (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
-                                    pos += 2
-                                    field = "(tagged fields)"
-                                    if buf[pos] == 0:
-                                        pos += 1
-                                        node_endpoints_item.unknown_tagged_fields = ()
-                                    else:  # tags these versions do not know, kept as they came
-                                        node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                except _w.DECODE_FAILURES as error:
-                                    failure = _w.decode_failure(error, field, index, pos)
-                                    field, index = "node_endpoints[]", node_endpoints_index
-                                    raise failure from None
-                                node_endpoints_items.append(node_endpoints_item)
-                            field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
-                            response.node_endpoints = node_endpoints_items
+                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
+                        for index in range(node_endpoints_n):
+                            node_endpoints_item, pos = _read_NodeEndpoint_v1(buf, pos)
+                            node_endpoints_items.append(node_endpoints_item)
+                        response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -880,10 +704,6 @@ def _write_EndQuorumEpochResponse_v1(response: EndQuorumEpochResponse, out: byte
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which EndQuorumEpochResponse version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -896,10 +716,6 @@ def _write_EndQuorumEpochResponse_v1(response: EndQuorumEpochResponse, out: byte
             node_endpoints_items = response.node_endpoints
             if node_endpoints_items is None:
                     raise EncodeError("field node_endpoints is null, which EndQuorumEpochResponse version 1 does not allow (never nullable)")
-            elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(node_endpoints_items) + 1)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v1(node_endpoints_item, payload)
             else:
                 _w.write_count(payload, len(node_endpoints_items), True)
                 for node_endpoints_item in node_endpoints_items:

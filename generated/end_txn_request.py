@@ -141,20 +141,9 @@ def _read_EndTxnRequest_v3_5(buf: bytes, pos: int) -> tuple[EndTxnRequest, int]:
     request = blank_instance(EndTxnRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            request.transactional_id = ""
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch, committed"
         request.producer_id, request.producer_epoch, request.committed = _unpack_EndTxnRequest_producer_id_to_committed(buf, pos)
         pos += 11
@@ -175,12 +164,7 @@ def _write_EndTxnRequest_v3_5(request: EndTxnRequest, out: bytearray) -> None:
         field = "transactional_id"
         if request.transactional_id is None:
             raise EncodeError("field transactional_id is null, which EndTxnRequest versions 3-5 do not allow (never nullable)")
-        transactional_id_utf8 = request.transactional_id.encode()
-        if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(transactional_id_utf8) + 1)
-            out += transactional_id_utf8
-        else:
-            _w.write_compact_string(out, request.transactional_id)
+        _w.write_compact_string(out, request.transactional_id)
         field = "producer_id, producer_epoch, committed"
         out += _pack_EndTxnRequest_producer_id_to_committed(request.producer_id, request.producer_epoch, request.committed)
         field = "(tagged fields)"

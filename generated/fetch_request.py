@@ -846,24 +846,9 @@ def _read_FetchTopic_v0_4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[FetchPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(FetchPartition)
-                    partitions_item.current_leader_epoch = -1
-                    partitions_item.last_fetched_epoch = -1
-                    partitions_item.log_start_offset = -1
-                    partitions_item.replica_directory_id = _ZERO_UUID
-                    partitions_item.high_watermark = 9223372036854775807
-                    field = "partition, fetch_offset, partition_max_bytes"
-                    partitions_item.partition, partitions_item.fetch_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_to_partition_max_bytes(buf, pos)
-                    pos += 16
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v0_4(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -924,23 +909,9 @@ def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[FetchPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(FetchPartition)
-                    partitions_item.current_leader_epoch = -1
-                    partitions_item.last_fetched_epoch = -1
-                    partitions_item.replica_directory_id = _ZERO_UUID
-                    partitions_item.high_watermark = 9223372036854775807
-                    field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
-                    partitions_item.partition, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
-                    pos += 24
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v5_8(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1001,22 +972,9 @@ def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[FetchPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(FetchPartition)
-                    partitions_item.last_fetched_epoch = -1
-                    partitions_item.replica_directory_id = _ZERO_UUID
-                    partitions_item.high_watermark = 9223372036854775807
-                    field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
-                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
-                    pos += 28
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v9_11(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1145,12 +1103,10 @@ def _write_FetchTopic_v12(topic: FetchTopic, out: bytearray) -> None:
                 raise EncodeError("field partitions is null, which FetchTopic version 12 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v12_16(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v12_16(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_FetchPartition_v12_16(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -1247,12 +1203,10 @@ def _write_FetchTopic_v13_16(topic: FetchTopic, out: bytearray) -> None:
                 raise EncodeError("field partitions is null, which FetchTopic versions 13-16 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v12_16(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v12_16(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_FetchPartition_v12_16(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -1371,12 +1325,10 @@ def _write_FetchTopic_v17(topic: FetchTopic, out: bytearray) -> None:
                 raise EncodeError("field partitions is null, which FetchTopic version 17 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v17(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v17(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_FetchPartition_v17(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -1501,12 +1453,10 @@ def _write_FetchTopic_v18(topic: FetchTopic, out: bytearray) -> None:
                 raise EncodeError("field partitions is null, which FetchTopic version 18 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v18(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v18(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_FetchPartition_v18(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -1783,47 +1733,9 @@ def _read_FetchRequest_v0_2(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.current_leader_epoch = -1
-                                partitions_item.last_fetched_epoch = -1
-                                partitions_item.log_start_offset = -1
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, fetch_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_to_partition_max_bytes(buf, pos)
-                                pos += 16
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v0_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1890,47 +1802,9 @@ def _read_FetchRequest_v3(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.current_leader_epoch = -1
-                                partitions_item.last_fetched_epoch = -1
-                                partitions_item.log_start_offset = -1
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, fetch_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_to_partition_max_bytes(buf, pos)
-                                pos += 16
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v0_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1996,47 +1870,9 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.current_leader_epoch = -1
-                                partitions_item.last_fetched_epoch = -1
-                                partitions_item.log_start_offset = -1
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, fetch_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_to_partition_max_bytes(buf, pos)
-                                pos += 16
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v0_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2102,46 +1938,9 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.current_leader_epoch = -1
-                                partitions_item.last_fetched_epoch = -1
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
-                                pos += 24
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2205,46 +2004,9 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.current_leader_epoch = -1
-                                partitions_item.last_fetched_epoch = -1
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
-                                pos += 24
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2255,25 +2017,9 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                try:
-                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                    forgotten_topics_data_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    forgotten_topics_data_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    forgotten_topics_data_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                    raise failure from None
+            for index in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
-            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2350,45 +2096,9 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.last_fetched_epoch = -1
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
-                                pos += 28
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2399,25 +2109,9 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                try:
-                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                    forgotten_topics_data_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    forgotten_topics_data_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    forgotten_topics_data_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                    raise failure from None
+            for index in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
-            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2493,45 +2187,9 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.last_fetched_epoch = -1
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
-                                pos += 28
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2542,25 +2200,9 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                try:
-                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                    forgotten_topics_data_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    forgotten_topics_data_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    else:
-                        forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    forgotten_topics_data_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                    raise failure from None
+            for index in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
-            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         request.rack_id, pos = _w.read_string_nn(buf, pos)
@@ -2848,24 +2490,20 @@ def _write_FetchRequest_v12(request: FetchRequest, out: bytearray) -> None:
                 raise EncodeError("field topics is null, which FetchRequest version 12 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_FetchTopic_v12(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_FetchTopic_v12(topics_item, out)
+        for topics_item in topics_items:
+            _write_FetchTopic_v12(topics_item, out)
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
                 raise EncodeError("field forgotten_topics_data is null, which FetchRequest version 12 does not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v12(forgotten_topics_data_item, out)
         else:
             _w.write_count(out, len(forgotten_topics_data_items), True)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v12(forgotten_topics_data_item, out)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            _write_ForgottenTopic_v12(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
             raise EncodeError("field rack_id is null, which FetchRequest version 12 does not allow (never nullable)")
@@ -3124,24 +2762,20 @@ def _write_FetchRequest_v13_14(request: FetchRequest, out: bytearray) -> None:
                 raise EncodeError("field topics is null, which FetchRequest versions 13-14 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_FetchTopic_v13_16(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_FetchTopic_v13_16(topics_item, out)
+        for topics_item in topics_items:
+            _write_FetchTopic_v13_16(topics_item, out)
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
                 raise EncodeError("field forgotten_topics_data is null, which FetchRequest versions 13-14 do not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         else:
             _w.write_count(out, len(forgotten_topics_data_items), True)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
             raise EncodeError("field rack_id is null, which FetchRequest versions 13-14 do not allow (never nullable)")
@@ -3406,24 +3040,20 @@ def _write_FetchRequest_v15_16(request: FetchRequest, out: bytearray) -> None:
                 raise EncodeError("field topics is null, which FetchRequest versions 15-16 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_FetchTopic_v13_16(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_FetchTopic_v13_16(topics_item, out)
+        for topics_item in topics_items:
+            _write_FetchTopic_v13_16(topics_item, out)
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
                 raise EncodeError("field forgotten_topics_data is null, which FetchRequest versions 15-16 do not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         else:
             _w.write_count(out, len(forgotten_topics_data_items), True)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
             raise EncodeError("field rack_id is null, which FetchRequest versions 15-16 do not allow (never nullable)")
@@ -3722,24 +3352,20 @@ def _write_FetchRequest_v17(request: FetchRequest, out: bytearray) -> None:
                 raise EncodeError("field topics is null, which FetchRequest version 17 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_FetchTopic_v17(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_FetchTopic_v17(topics_item, out)
+        for topics_item in topics_items:
+            _write_FetchTopic_v17(topics_item, out)
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
                 raise EncodeError("field forgotten_topics_data is null, which FetchRequest version 17 does not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         else:
             _w.write_count(out, len(forgotten_topics_data_items), True)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
             raise EncodeError("field rack_id is null, which FetchRequest version 17 does not allow (never nullable)")
@@ -4044,24 +3670,20 @@ def _write_FetchRequest_v18(request: FetchRequest, out: bytearray) -> None:
                 raise EncodeError("field topics is null, which FetchRequest version 18 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_FetchTopic_v18(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_FetchTopic_v18(topics_item, out)
+        for topics_item in topics_items:
+            _write_FetchTopic_v18(topics_item, out)
         field = "forgotten_topics_data[]"
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
                 raise EncodeError("field forgotten_topics_data is null, which FetchRequest version 18 does not allow (never nullable)")
         elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(forgotten_topics_data_items) + 1)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         else:
             _w.write_count(out, len(forgotten_topics_data_items), True)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         field = "rack_id"
         if request.rack_id is None:
             raise EncodeError("field rack_id is null, which FetchRequest version 18 does not allow (never nullable)")

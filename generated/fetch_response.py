@@ -1279,12 +1279,11 @@ def _write_PartitionData_v12_18(data: PartitionData, out: bytearray) -> None:
         aborted_transactions_items = data.aborted_transactions
         if aborted_transactions_items is None:
             _w.write_count(out, None, True)
-        elif len(aborted_transactions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(aborted_transactions_items) + 1)
-            for aborted_transactions_item in aborted_transactions_items:
-                _write_AbortedTransaction_v12_18(aborted_transactions_item, out)
         else:
-            _w.write_count(out, len(aborted_transactions_items), True)
+            if len(aborted_transactions_items) < 32:  # the usual case: a short array with a one-byte count
+                out.append(len(aborted_transactions_items) + 1)
+            else:
+                _w.write_count(out, len(aborted_transactions_items), True)
             for aborted_transactions_item in aborted_transactions_items:
                 _write_AbortedTransaction_v12_18(aborted_transactions_item, out)
         field = "preferred_read_replica"
@@ -1373,33 +1372,9 @@ def _read_FetchableTopicResponse_v0_3(buf: bytes, pos: int) -> tuple[FetchableTo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.last_stable_offset = -1
-                    partitions_item.log_start_offset = -1
-                    partitions_item.preferred_read_replica = -1
-                    field = "partition_index, error_code, high_watermark"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                    pos += 14
-                    field = "records"
-                    records_n, pos = _w.read_length(buf, pos, False)
-                    if records_n < 0:
-                        partitions_item.records = None
-                    else:
-                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                        records_view._buf = buf
-                        records_view._start = pos
-                        records_view._end = pos + records_n
-                        partitions_item.records = records_view
-                        pos += records_n
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v0_3(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1448,7 +1423,6 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
@@ -1461,56 +1435,9 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.log_start_offset = -1
-                    partitions_item.preferred_read_replica = -1
-                    field = "partition_index, error_code, high_watermark, last_stable_offset"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset = _unpack_PartitionData_partition_index_to_last_stable_offset(buf, pos)
-                    pos += 22
-                    field = "aborted_transactions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    aborted_transactions_n, pos = _w.read_count(buf, pos, False)
-                    if aborted_transactions_n < 0:
-                        partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        aborted_transactions_items: list[AbortedTransaction] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        aborted_transactions_end = pos + aborted_transactions_n * 16
-                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                        if len(aborted_transactions_rows) == aborted_transactions_n * 16:
-                            for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                                aborted_transactions_item = blank_instance(AbortedTransaction)
-                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
-                                aborted_transactions_item.unknown_tagged_fields = ()
-                                aborted_transactions_items.append(aborted_transactions_item)
-                            pos = aborted_transactions_end
-                        else:
-                            for index in range(aborted_transactions_n):
-                                aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                                aborted_transactions_items.append(aborted_transactions_item)
-                        partitions_item.aborted_transactions = aborted_transactions_items
-                    field = "records"
-                    records_n, pos = _w.read_length(buf, pos, False)
-                    if records_n < 0:
-                        partitions_item.records = None
-                    else:
-                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                        records_view._buf = buf
-                        records_view._start = pos
-                        records_view._end = pos + records_n
-                        partitions_item.records = records_view
-                        pos += records_n
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v4(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1559,7 +1486,6 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
@@ -1572,55 +1498,9 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.preferred_read_replica = -1
-                    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "aborted_transactions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    aborted_transactions_n, pos = _w.read_count(buf, pos, False)
-                    if aborted_transactions_n < 0:
-                        partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        aborted_transactions_items: list[AbortedTransaction] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        aborted_transactions_end = pos + aborted_transactions_n * 16
-                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                        if len(aborted_transactions_rows) == aborted_transactions_n * 16:
-                            for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                                aborted_transactions_item = blank_instance(AbortedTransaction)
-                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
-                                aborted_transactions_item.unknown_tagged_fields = ()
-                                aborted_transactions_items.append(aborted_transactions_item)
-                            pos = aborted_transactions_end
-                        else:
-                            for index in range(aborted_transactions_n):
-                                aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                                aborted_transactions_items.append(aborted_transactions_item)
-                        partitions_item.aborted_transactions = aborted_transactions_items
-                    field = "records"
-                    records_n, pos = _w.read_length(buf, pos, False)
-                    if records_n < 0:
-                        partitions_item.records = None
-                    else:
-                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                        records_view._buf = buf
-                        records_view._start = pos
-                        records_view._end = pos + records_n
-                        partitions_item.records = records_view
-                        pos += records_n
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v5_10(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1669,7 +1549,6 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
@@ -1682,57 +1561,9 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "aborted_transactions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    aborted_transactions_n, pos = _w.read_count(buf, pos, False)
-                    if aborted_transactions_n < 0:
-                        partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        aborted_transactions_items: list[AbortedTransaction] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        aborted_transactions_end = pos + aborted_transactions_n * 16
-                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                        if len(aborted_transactions_rows) == aborted_transactions_n * 16:
-                            for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                                aborted_transactions_item = blank_instance(AbortedTransaction)
-                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
-                                aborted_transactions_item.unknown_tagged_fields = ()
-                                aborted_transactions_items.append(aborted_transactions_item)
-                            pos = aborted_transactions_end
-                        else:
-                            for index in range(aborted_transactions_n):
-                                aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                                aborted_transactions_items.append(aborted_transactions_item)
-                        partitions_item.aborted_transactions = aborted_transactions_items
-                    field = "preferred_read_replica"
-                    (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                    pos += 4
-                    field = "records"
-                    records_n, pos = _w.read_length(buf, pos, False)
-                    if records_n < 0:
-                        partitions_item.records = None
-                    else:
-                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                        records_view._buf = buf
-                        records_view._start = pos
-                        records_view._end = pos + records_n
-                        partitions_item.records = records_view
-                        pos += records_n
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v11(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1959,12 +1790,10 @@ def _write_FetchableTopicResponse_v12(response: FetchableTopicResponse, out: byt
                 raise EncodeError("field partitions is null, which FetchableTopicResponse version 12 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v12_18(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v12_18(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v12_18(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -2159,12 +1988,10 @@ def _write_FetchableTopicResponse_v13_18(response: FetchableTopicResponse, out: 
                 raise EncodeError("field partitions is null, which FetchableTopicResponse versions 13-18 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v12_18(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v12_18(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v12_18(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -2300,56 +2127,9 @@ def _read_FetchResponse_v0(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(FetchableTopicResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.last_stable_offset = -1
-                                partitions_item.log_start_offset = -1
-                                partitions_item.preferred_read_replica = -1
-                                field = "partition_index, error_code, high_watermark"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                                pos += 14
-                                field = "records"
-                                records_n, pos = _w.read_length(buf, pos, False)
-                                if records_n < 0:
-                                    partitions_item.records = None
-                                else:
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = pos
-                                    records_view._end = pos + records_n
-                                    partitions_item.records = records_view
-                                    pos += records_n
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v0_3(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2411,56 +2191,9 @@ def _read_FetchResponse_v1_3(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(FetchableTopicResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.last_stable_offset = -1
-                                partitions_item.log_start_offset = -1
-                                partitions_item.preferred_read_replica = -1
-                                field = "partition_index, error_code, high_watermark"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                                pos += 14
-                                field = "records"
-                                records_n, pos = _w.read_length(buf, pos, False)
-                                if records_n < 0:
-                                    partitions_item.records = None
-                                else:
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = pos
-                                    records_view._end = pos + records_n
-                                    partitions_item.records = records_view
-                                    pos += records_n
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v0_3(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2511,7 +2244,6 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response.session_id = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_FetchResponse_throttle_time_ms(buf, pos)
@@ -2525,79 +2257,9 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(FetchableTopicResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.log_start_offset = -1
-                                partitions_item.preferred_read_replica = -1
-                                field = "partition_index, error_code, high_watermark, last_stable_offset"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset = _unpack_PartitionData_partition_index_to_last_stable_offset(buf, pos)
-                                pos += 22
-                                field = "aborted_transactions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                aborted_transactions_n, pos = _w.read_count(buf, pos, False)
-                                if aborted_transactions_n < 0:
-                                    partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                else:
-                                    aborted_transactions_items: list[AbortedTransaction] = []
-                                    # Every element is fixed-width: one iter_unpack for all.
-                                    aborted_transactions_end = pos + aborted_transactions_n * 16
-                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                    if len(aborted_transactions_rows) == aborted_transactions_n * 16:
-                                        for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                                            aborted_transactions_item = blank_instance(AbortedTransaction)
-                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
-                                            aborted_transactions_item.unknown_tagged_fields = ()
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                        pos = aborted_transactions_end
-                                    else:
-                                        for index in range(aborted_transactions_n):
-                                            aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                    partitions_item.aborted_transactions = aborted_transactions_items
-                                field = "records"
-                                records_n, pos = _w.read_length(buf, pos, False)
-                                if records_n < 0:
-                                    partitions_item.records = None
-                                else:
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = pos
-                                    records_view._end = pos + records_n
-                                    partitions_item.records = records_view
-                                    pos += records_n
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v4(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2648,7 +2310,6 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response.session_id = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_FetchResponse_throttle_time_ms(buf, pos)
@@ -2662,78 +2323,9 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(FetchableTopicResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.preferred_read_replica = -1
-                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "aborted_transactions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                aborted_transactions_n, pos = _w.read_count(buf, pos, False)
-                                if aborted_transactions_n < 0:
-                                    partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                else:
-                                    aborted_transactions_items: list[AbortedTransaction] = []
-                                    # Every element is fixed-width: one iter_unpack for all.
-                                    aborted_transactions_end = pos + aborted_transactions_n * 16
-                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                    if len(aborted_transactions_rows) == aborted_transactions_n * 16:
-                                        for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                                            aborted_transactions_item = blank_instance(AbortedTransaction)
-                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
-                                            aborted_transactions_item.unknown_tagged_fields = ()
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                        pos = aborted_transactions_end
-                                    else:
-                                        for index in range(aborted_transactions_n):
-                                            aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                    partitions_item.aborted_transactions = aborted_transactions_items
-                                field = "records"
-                                records_n, pos = _w.read_length(buf, pos, False)
-                                if records_n < 0:
-                                    partitions_item.records = None
-                                else:
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = pos
-                                    records_view._end = pos + records_n
-                                    partitions_item.records = records_view
-                                    pos += records_n
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2782,7 +2374,6 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
     response = blank_instance(FetchResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code, session_id"
         response.throttle_time_ms, response.error_code, response.session_id = _unpack_FetchResponse_throttle_time_ms_to_session_id(buf, pos)
@@ -2796,78 +2387,9 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(FetchableTopicResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.preferred_read_replica = -1
-                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "aborted_transactions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                aborted_transactions_n, pos = _w.read_count(buf, pos, False)
-                                if aborted_transactions_n < 0:
-                                    partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                else:
-                                    aborted_transactions_items: list[AbortedTransaction] = []
-                                    # Every element is fixed-width: one iter_unpack for all.
-                                    aborted_transactions_end = pos + aborted_transactions_n * 16
-                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                    if len(aborted_transactions_rows) == aborted_transactions_n * 16:
-                                        for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                                            aborted_transactions_item = blank_instance(AbortedTransaction)
-                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
-                                            aborted_transactions_item.unknown_tagged_fields = ()
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                        pos = aborted_transactions_end
-                                    else:
-                                        for index in range(aborted_transactions_n):
-                                            aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                    partitions_item.aborted_transactions = aborted_transactions_items
-                                field = "records"
-                                records_n, pos = _w.read_length(buf, pos, False)
-                                if records_n < 0:
-                                    partitions_item.records = None
-                                else:
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = pos
-                                    records_view._end = pos + records_n
-                                    partitions_item.records = records_view
-                                    pos += records_n
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2914,7 +2436,6 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response = blank_instance(FetchResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code, session_id"
         response.throttle_time_ms, response.error_code, response.session_id = _unpack_FetchResponse_throttle_time_ms_to_session_id(buf, pos)
@@ -2928,80 +2449,9 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(FetchableTopicResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "aborted_transactions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                aborted_transactions_n, pos = _w.read_count(buf, pos, False)
-                                if aborted_transactions_n < 0:
-                                    partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                else:
-                                    aborted_transactions_items: list[AbortedTransaction] = []
-                                    # Every element is fixed-width: one iter_unpack for all.
-                                    aborted_transactions_end = pos + aborted_transactions_n * 16
-                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                    if len(aborted_transactions_rows) == aborted_transactions_n * 16:
-                                        for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                                            aborted_transactions_item = blank_instance(AbortedTransaction)
-                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
-                                            aborted_transactions_item.unknown_tagged_fields = ()
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                        pos = aborted_transactions_end
-                                    else:
-                                        for index in range(aborted_transactions_n):
-                                            aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                    partitions_item.aborted_transactions = aborted_transactions_items
-                                field = "preferred_read_replica"
-                                (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                                pos += 4
-                                field = "records"
-                                records_n, pos = _w.read_length(buf, pos, False)
-                                if records_n < 0:
-                                    partitions_item.records = None
-                                else:
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = pos
-                                    records_view._end = pos + records_n
-                                    partitions_item.records = records_view
-                                    pos += records_n
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v11(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -3257,12 +2707,10 @@ def _write_FetchResponse_v12(response: FetchResponse, out: bytearray) -> None:
                 raise EncodeError("field responses is null, which FetchResponse version 12 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_FetchableTopicResponse_v12(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_FetchableTopicResponse_v12(responses_item, out)
+        for responses_item in responses_items:
+            _write_FetchableTopicResponse_v12(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -3493,12 +2941,10 @@ def _write_FetchResponse_v13_15(response: FetchResponse, out: bytearray) -> None
                 raise EncodeError("field responses is null, which FetchResponse versions 13-15 do not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_FetchableTopicResponse_v13_18(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_FetchableTopicResponse_v13_18(responses_item, out)
+        for responses_item in responses_items:
+            _write_FetchableTopicResponse_v13_18(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -3812,12 +3258,10 @@ def _write_FetchResponse_v16_18(response: FetchResponse, out: bytearray) -> None
                 raise EncodeError("field responses is null, which FetchResponse versions 16-18 do not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_FetchableTopicResponse_v13_18(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_FetchableTopicResponse_v13_18(responses_item, out)
+        for responses_item in responses_items:
+            _write_FetchableTopicResponse_v13_18(responses_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (response.node_endpoints is None or len(response.node_endpoints) != 0):
@@ -3828,12 +3272,10 @@ def _write_FetchResponse_v16_18(response: FetchResponse, out: bytearray) -> None
                     raise EncodeError("field node_endpoints is null, which FetchResponse versions 16-18 do not allow (never nullable)")
             elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(node_endpoints_items) + 1)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v16_18(node_endpoints_item, payload)
             else:
                 _w.write_count(payload, len(node_endpoints_items), True)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v16_18(node_endpoints_item, payload)
+            for node_endpoints_item in node_endpoints_items:
+                _write_NodeEndpoint_v16_18(node_endpoints_item, payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)

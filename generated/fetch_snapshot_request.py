@@ -479,61 +479,22 @@ def _read_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
     snapshot = blank_instance(TopicSnapshot)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            snapshot.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                snapshot.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
+        snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionSnapshot] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionSnapshot)
-                        partitions_item.replica_directory_id = _ZERO_UUID
-                        field = "partition, current_leader_epoch"
-                        partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
-                        pos += 8
-                        field = "snapshot_id"
-                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                        field = "position"
-                        (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
-                        pos += 8
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                snapshot.partitions = partitions_items
+            partitions_items: list[PartitionSnapshot] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionSnapshot_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            snapshot.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -551,20 +512,11 @@ def _write_TopicSnapshot_v0(snapshot: TopicSnapshot, out: bytearray) -> None:
         field = "name"
         if snapshot.name is None:
             raise EncodeError("field name is null, which TopicSnapshot version 0 does not allow (never nullable)")
-        name_utf8 = snapshot.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, snapshot.name)
+        _w.write_compact_string(out, snapshot.name)
         field = "partitions[]"
         partitions_items = snapshot.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicSnapshot version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionSnapshot_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -601,83 +553,22 @@ def _read_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
     snapshot = blank_instance(TopicSnapshot)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            snapshot.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                snapshot.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
+        snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionSnapshot] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionSnapshot)
-                        partitions_item.replica_directory_id = _ZERO_UUID
-                        field = "partition, current_leader_epoch"
-                        partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
-                        pos += 8
-                        field = "snapshot_id"
-                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                        field = "position"
-                        (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
-                        pos += 8
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "replica_directory_id"
-                                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            partitions_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                snapshot.partitions = partitions_items
+            partitions_items: list[PartitionSnapshot] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionSnapshot_v1(buf, pos)
+                partitions_items.append(partitions_item)
+            snapshot.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -695,20 +586,11 @@ def _write_TopicSnapshot_v1(snapshot: TopicSnapshot, out: bytearray) -> None:
         field = "name"
         if snapshot.name is None:
             raise EncodeError("field name is null, which TopicSnapshot version 1 does not allow (never nullable)")
-        name_utf8 = snapshot.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, snapshot.name)
+        _w.write_compact_string(out, snapshot.name)
         field = "partitions[]"
         partitions_items = snapshot.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicSnapshot version 1 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionSnapshot_v1(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -746,96 +628,23 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
     request.cluster_id = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "replica_id, max_bytes"
         request.replica_id, request.max_bytes = _unpack_FetchSnapshotRequest_replica_id_max_bytes(buf, pos)
         pos += 8
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicSnapshot] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicSnapshot)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionSnapshot] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionSnapshot)
-                                        partitions_item.replica_directory_id = _ZERO_UUID
-                                        field = "partition, current_leader_epoch"
-                                        partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
-                                        pos += 8
-                                        field = "snapshot_id"
-                                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                                        field = "position"
-                                        (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
-                                        pos += 8
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TopicSnapshot] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicSnapshot_v0(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -857,20 +666,7 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_n = buf[pos]  # the length + 1
-                    if cluster_id_n == 1:  # the empty string
-                        request.cluster_id = ""
-                        pos += 1
-                    elif cluster_id_n == 0:  # null
-                        request.cluster_id = None
-                        pos += 1
-                    else:
-                        cluster_id_end = pos + cluster_id_n
-                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                            pos = cluster_id_end
-                        else:
-                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                    request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -891,10 +687,6 @@ def _write_FetchSnapshotRequest_v0(request: FetchSnapshotRequest, out: bytearray
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which FetchSnapshotRequest version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -942,118 +734,23 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
     request.cluster_id = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "replica_id, max_bytes"
         request.replica_id, request.max_bytes = _unpack_FetchSnapshotRequest_replica_id_max_bytes(buf, pos)
         pos += 8
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicSnapshot] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicSnapshot)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionSnapshot] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionSnapshot)
-                                        partitions_item.replica_directory_id = _ZERO_UUID
-                                        field = "partition, current_leader_epoch"
-                                        partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
-                                        pos += 8
-                                        field = "snapshot_id"
-                                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                                        field = "position"
-                                        (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
-                                        pos += 8
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:
-                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                            count = buf[pos]
-                                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                                pos += 1
-                                            else:
-                                                count, pos = _w.read_tag_count(buf, pos)
-                                            unknown = []
-                                            for _ in range(count):
-                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                                    tag = buf[pos]
-                                                    end = pos + 2 + buf[pos + 1]
-                                                    pos += 2
-                                                else:
-                                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                                if tag == 0:
-                                                    field = "replica_directory_id"
-                                                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                                    if pos != end:
-                                                        raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                                                else:
-                                                    unknown.append((tag, buf[pos:end]))
-                                                    pos = end
-                                            partitions_item.unknown_tagged_fields = tuple(unknown)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TopicSnapshot] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicSnapshot_v1(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1075,20 +772,7 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_n = buf[pos]  # the length + 1
-                    if cluster_id_n == 1:  # the empty string
-                        request.cluster_id = ""
-                        pos += 1
-                    elif cluster_id_n == 0:  # null
-                        request.cluster_id = None
-                        pos += 1
-                    else:
-                        cluster_id_end = pos + cluster_id_n
-                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                            pos = cluster_id_end
-                        else:
-                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                    request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -1109,10 +793,6 @@ def _write_FetchSnapshotRequest_v1(request: FetchSnapshotRequest, out: bytearray
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which FetchSnapshotRequest version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

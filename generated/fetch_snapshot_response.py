@@ -630,110 +630,22 @@ def _read_TopicSnapshot_v0_1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
     snapshot = blank_instance(TopicSnapshot)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            snapshot.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                snapshot.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
+        snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionSnapshot] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionSnapshot)
-                        field = "index, error_code"
-                        partitions_item.index, partitions_item.error_code = _unpack_PartitionSnapshot_index_error_code(buf, pos)
-                        pos += 6
-                        field = "snapshot_id"
-                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                        field = "size_, position"
-                        partitions_item.size_, partitions_item.position = _unpack_PartitionSnapshot_size__position(buf, pos)
-                        pos += 16
-                        field = "unaligned_records"
-                        unaligned_records_n = buf[pos]  # the length + 1, an unsigned varint
-                        if unaligned_records_n < 0x80:
-                            unaligned_records_start = pos + 1
-                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                            unaligned_records_n = unaligned_records_n & 0x7F | buf[pos + 1] << 7
-                            unaligned_records_start = pos + 2
-                        else:
-                            unaligned_records_start = size + 1  # longer: the runtime reads it below
-                        unaligned_records_end = unaligned_records_start + unaligned_records_n - 1
-                        if unaligned_records_start <= unaligned_records_end <= size:  # the usual case: not null, and a length that fits
-                            unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                            unaligned_records_view._buf = buf
-                            unaligned_records_view._start = unaligned_records_start
-                            unaligned_records_view._end = unaligned_records_end
-                            partitions_item.unaligned_records = unaligned_records_view
-                            pos = unaligned_records_end
-                        else:  # null, a length of three bytes or more, or one that does not fit
-                            unaligned_records_n, pos = _w.read_length(buf, pos, True)
-                            if unaligned_records_n < 0:
-                                raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
-                            else:
-                                unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                unaligned_records_view._buf = buf
-                                unaligned_records_view._start = pos
-                                unaligned_records_view._end = pos + unaligned_records_n
-                                partitions_item.unaligned_records = unaligned_records_view
-                                pos += unaligned_records_n
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "current_leader"
-                                    partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v0_1(buf, pos)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            partitions_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                snapshot.partitions = partitions_items
+            partitions_items: list[PartitionSnapshot] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionSnapshot_v0_1(buf, pos)
+                partitions_items.append(partitions_item)
+            snapshot.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -751,20 +663,11 @@ def _write_TopicSnapshot_v0_1(snapshot: TopicSnapshot, out: bytearray) -> None:
         field = "name"
         if snapshot.name is None:
             raise EncodeError("field name is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
-        name_utf8 = snapshot.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, snapshot.name)
+        _w.write_compact_string(out, snapshot.name)
         field = "partitions[]"
         partitions_items = snapshot.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionSnapshot_v0_1(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -801,23 +704,12 @@ def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
     endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "node_id"
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            endpoint.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                endpoint.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 2
@@ -840,12 +732,7 @@ def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "host"
         if endpoint.host is None:
             raise EncodeError("field host is null, which NodeEndpoint version 1 does not allow (never nullable)")
-        host_utf8 = endpoint.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, endpoint.host)
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -873,145 +760,23 @@ def _read_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotR
     response = blank_instance(FetchSnapshotResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_FetchSnapshotResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicSnapshot] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicSnapshot)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionSnapshot] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionSnapshot)
-                                        field = "index, error_code"
-                                        partitions_item.index, partitions_item.error_code = _unpack_PartitionSnapshot_index_error_code(buf, pos)
-                                        pos += 6
-                                        field = "snapshot_id"
-                                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                                        field = "size_, position"
-                                        partitions_item.size_, partitions_item.position = _unpack_PartitionSnapshot_size__position(buf, pos)
-                                        pos += 16
-                                        field = "unaligned_records"
-                                        unaligned_records_n = buf[pos]  # the length + 1, an unsigned varint
-                                        if unaligned_records_n < 0x80:
-                                            unaligned_records_start = pos + 1
-                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                            unaligned_records_n = unaligned_records_n & 0x7F | buf[pos + 1] << 7
-                                            unaligned_records_start = pos + 2
-                                        else:
-                                            unaligned_records_start = size + 1  # longer: the runtime reads it below
-                                        unaligned_records_end = unaligned_records_start + unaligned_records_n - 1
-                                        if unaligned_records_start <= unaligned_records_end <= size:  # the usual case: not null, and a length that fits
-                                            unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                            unaligned_records_view._buf = buf
-                                            unaligned_records_view._start = unaligned_records_start
-                                            unaligned_records_view._end = unaligned_records_end
-                                            partitions_item.unaligned_records = unaligned_records_view
-                                            pos = unaligned_records_end
-                                        else:  # null, a length of three bytes or more, or one that does not fit
-                                            unaligned_records_n, pos = _w.read_length(buf, pos, True)
-                                            if unaligned_records_n < 0:
-                                                raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
-                                            else:
-                                                unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                                unaligned_records_view._buf = buf
-                                                unaligned_records_view._start = pos
-                                                unaligned_records_view._end = pos + unaligned_records_n
-                                                partitions_item.unaligned_records = unaligned_records_view
-                                                pos += unaligned_records_n
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:
-                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                            count = buf[pos]
-                                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                                pos += 1
-                                            else:
-                                                count, pos = _w.read_tag_count(buf, pos)
-                                            unknown = []
-                                            for _ in range(count):
-                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                                    tag = buf[pos]
-                                                    end = pos + 2 + buf[pos + 1]
-                                                    pos += 2
-                                                else:
-                                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                                if tag == 0:
-                                                    field = "current_leader"
-                                                    partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v0_1(buf, pos)
-                                                    if pos != end:
-                                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
-                                                else:
-                                                    unknown.append((tag, buf[pos:end]))
-                                                    pos = end
-                                            partitions_item.unknown_tagged_fields = tuple(unknown)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicSnapshot] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicSnapshot_v0_1(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1034,10 +799,6 @@ def _write_FetchSnapshotResponse_v0(response: FetchSnapshotResponse, out: bytear
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which FetchSnapshotResponse version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v0_1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1073,145 +834,23 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
     response = blank_instance(FetchSnapshotResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_FetchSnapshotResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicSnapshot] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicSnapshot)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionSnapshot] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionSnapshot)
-                                        field = "index, error_code"
-                                        partitions_item.index, partitions_item.error_code = _unpack_PartitionSnapshot_index_error_code(buf, pos)
-                                        pos += 6
-                                        field = "snapshot_id"
-                                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                                        field = "size_, position"
-                                        partitions_item.size_, partitions_item.position = _unpack_PartitionSnapshot_size__position(buf, pos)
-                                        pos += 16
-                                        field = "unaligned_records"
-                                        unaligned_records_n = buf[pos]  # the length + 1, an unsigned varint
-                                        if unaligned_records_n < 0x80:
-                                            unaligned_records_start = pos + 1
-                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                            unaligned_records_n = unaligned_records_n & 0x7F | buf[pos + 1] << 7
-                                            unaligned_records_start = pos + 2
-                                        else:
-                                            unaligned_records_start = size + 1  # longer: the runtime reads it below
-                                        unaligned_records_end = unaligned_records_start + unaligned_records_n - 1
-                                        if unaligned_records_start <= unaligned_records_end <= size:  # the usual case: not null, and a length that fits
-                                            unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                            unaligned_records_view._buf = buf
-                                            unaligned_records_view._start = unaligned_records_start
-                                            unaligned_records_view._end = unaligned_records_end
-                                            partitions_item.unaligned_records = unaligned_records_view
-                                            pos = unaligned_records_end
-                                        else:  # null, a length of three bytes or more, or one that does not fit
-                                            unaligned_records_n, pos = _w.read_length(buf, pos, True)
-                                            if unaligned_records_n < 0:
-                                                raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
-                                            else:
-                                                unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                                unaligned_records_view._buf = buf
-                                                unaligned_records_view._start = pos
-                                                unaligned_records_view._end = pos + unaligned_records_n
-                                                partitions_item.unaligned_records = unaligned_records_view
-                                                pos += unaligned_records_n
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:
-                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                            count = buf[pos]
-                                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                                pos += 1
-                                            else:
-                                                count, pos = _w.read_tag_count(buf, pos)
-                                            unknown = []
-                                            for _ in range(count):
-                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                                    tag = buf[pos]
-                                                    end = pos + 2 + buf[pos + 1]
-                                                    pos += 2
-                                                else:
-                                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                                if tag == 0:
-                                                    field = "current_leader"
-                                                    partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v0_1(buf, pos)
-                                                    if pos != end:
-                                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
-                                                else:
-                                                    unknown.append((tag, buf[pos:end]))
-                                                    pos = end
-                                            partitions_item.unknown_tagged_fields = tuple(unknown)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TopicSnapshot] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicSnapshot_v0_1(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1234,54 +873,17 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                 if tag == 0:
                     field = "node_endpoints[]"
                     index = -1  # no element yet: an error in the count names the array itself
-                    node_endpoints_n = buf[pos] - 1
-                    if node_endpoints_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset
+                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if node_endpoints_n < 0:
+                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
-                        if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                            pos += 1
-                        else:
-                            node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                        if node_endpoints_n < 0:
-                            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                        elif node_endpoints_n == 0:  # no element: no loop to set up
-                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                        else:
-                            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                            for node_endpoints_index in range(node_endpoints_n):
-                                try:
-                                    node_endpoints_item = blank_instance(NodeEndpoint)
-                                    field = "node_id"
-                                    (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
-                                    pos += 4
-                                    field = "host"
-                                    host_n = buf[pos]  # the length + 1
-                                    if host_n == 1:  # the empty string
-                                        node_endpoints_item.host = ""
-                                        pos += 1
-                                    else:
-                                        host_end = pos + host_n
-                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                            pos = host_end
-                                        else:
-                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                    field = "port"
-                                    (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
-                                    pos += 2
-                                    field = "(tagged fields)"
-                                    if buf[pos] == 0:
-                                        pos += 1
-                                        node_endpoints_item.unknown_tagged_fields = ()
-                                    else:  # tags these versions do not know, kept as they came
-                                        node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                except _w.DECODE_FAILURES as error:
-                                    failure = _w.decode_failure(error, field, index, pos)
-                                    field, index = "node_endpoints[]", node_endpoints_index
-                                    raise failure from None
-                                node_endpoints_items.append(node_endpoints_item)
-                            field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
-                            response.node_endpoints = node_endpoints_items
+                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
+                        for index in range(node_endpoints_n):
+                            node_endpoints_item, pos = _read_NodeEndpoint_v1(buf, pos)
+                            node_endpoints_items.append(node_endpoints_item)
+                        response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -1302,10 +904,6 @@ def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytear
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v0_1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1318,10 +916,6 @@ def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytear
             node_endpoints_items = response.node_endpoints
             if node_endpoints_items is None:
                     raise EncodeError("field node_endpoints is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
-            elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(node_endpoints_items) + 1)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v1(node_endpoints_item, payload)
             else:
                 _w.write_count(payload, len(node_endpoints_items), True)
                 for node_endpoints_item in node_endpoints_items:

@@ -176,20 +176,9 @@ def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinat
     request = blank_instance(FindCoordinatorRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "key"
-        key_n = buf[pos]  # the length + 1
-        if key_n == 1:  # the empty string
-            request.key = ""
-            pos += 1
-        else:
-            key_end = pos + key_n
-            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                request.key = buf[pos + 1:key_end].decode()
-                pos = key_end
-            else:
-                request.key, pos = _w.read_compact_string_nn(buf, pos)
+        request.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "key_type"
         (request.key_type,) = _unpack_FindCoordinatorRequest_key_type(buf, pos)
         pos += 1
@@ -212,12 +201,7 @@ def _write_FindCoordinatorRequest_v3(request: FindCoordinatorRequest, out: bytea
         field = "key"
         if request.key is None:
             raise EncodeError("field key is null, which FindCoordinatorRequest version 3 does not allow (never nullable)")
-        key_utf8 = request.key.encode()
-        if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(key_utf8) + 1)
-            out += key_utf8
-        else:
-            _w.write_compact_string(out, request.key)
+        _w.write_compact_string(out, request.key)
         field = "key_type"
         out += _pack_FindCoordinatorRequest_key_type(request.key_type)
         field = "(tagged fields)"
@@ -246,31 +230,23 @@ def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordin
     request.key = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "key_type"
         (request.key_type,) = _unpack_FindCoordinatorRequest_key_type(buf, pos)
         pos += 1
         field = "coordinator_keys"
         index = -1  # no element yet: an error in the count names the array itself
-        coordinator_keys_n = buf[pos] - 1
-        if coordinator_keys_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        coordinator_keys_n, pos = _w.read_count(buf, pos, True)
+        if coordinator_keys_n < 0:
+            raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
+        elif coordinator_keys_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if coordinator_keys_n < 0x7F and coordinator_keys_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                coordinator_keys_n, pos = _w.read_count(buf, pos, True)
-            if coordinator_keys_n < 0:
-                raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
-            elif coordinator_keys_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                coordinator_keys_items: list[str] = []
-                for index in range(coordinator_keys_n):
-                    coordinator_keys_item, pos = _w.read_compact_string_nn(buf, pos)
-                    coordinator_keys_items.append(coordinator_keys_item)
-                request.coordinator_keys = coordinator_keys_items
+            coordinator_keys_items: list[str] = []
+            for index in range(coordinator_keys_n):
+                coordinator_keys_item, pos = _w.read_compact_string_nn(buf, pos)
+                coordinator_keys_items.append(coordinator_keys_item)
+            request.coordinator_keys = coordinator_keys_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -293,12 +269,6 @@ def _write_FindCoordinatorRequest_v4_6(request: FindCoordinatorRequest, out: byt
         coordinator_keys_items = request.coordinator_keys
         if coordinator_keys_items is None:
                 raise EncodeError("field coordinator_keys is null, which FindCoordinatorRequest versions 4-6 do not allow (never nullable)")
-        elif len(coordinator_keys_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(coordinator_keys_items) + 1)
-            for coordinator_keys_item in coordinator_keys_items:
-                if coordinator_keys_item is None:
-                    raise EncodeError("null element in array coordinator_keys")
-                _w.write_compact_string(out, coordinator_keys_item)
         else:
             _w.write_count(out, len(coordinator_keys_items), True)
             for coordinator_keys_item in coordinator_keys_items:

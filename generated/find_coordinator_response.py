@@ -216,53 +216,19 @@ def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
     coordinator = blank_instance(Coordinator)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "key"
-        key_n = buf[pos]  # the length + 1
-        if key_n == 1:  # the empty string
-            coordinator.key = ""
-            pos += 1
-        else:
-            key_end = pos + key_n
-            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                coordinator.key = buf[pos + 1:key_end].decode()
-                pos = key_end
-            else:
-                coordinator.key, pos = _w.read_compact_string_nn(buf, pos)
+        coordinator.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "node_id"
         (coordinator.node_id,) = _unpack_Coordinator_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            coordinator.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                coordinator.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                coordinator.host, pos = _w.read_compact_string_nn(buf, pos)
+        coordinator.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, error_code"
         coordinator.port, coordinator.error_code = _unpack_Coordinator_port_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            coordinator.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            coordinator.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                coordinator.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                coordinator.error_message, pos = _w.read_compact_string(buf, pos)
+        coordinator.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -280,23 +246,13 @@ def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray) -> None:
         field = "key"
         if coordinator.key is None:
             raise EncodeError("field key is null, which Coordinator versions 4-6 do not allow (never nullable)")
-        key_utf8 = coordinator.key.encode()
-        if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(key_utf8) + 1)
-            out += key_utf8
-        else:
-            _w.write_compact_string(out, coordinator.key)
+        _w.write_compact_string(out, coordinator.key)
         field = "node_id"
         out += _pack_Coordinator_node_id(coordinator.node_id)
         field = "host"
         if coordinator.host is None:
             raise EncodeError("field host is null, which Coordinator versions 4-6 do not allow (never nullable)")
-        host_utf8 = coordinator.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, coordinator.host)
+        _w.write_compact_string(out, coordinator.host)
         field = "port, error_code"
         out += _pack_Coordinator_port_error_code(coordinator.port, coordinator.error_code)
         field = "error_message"
@@ -432,41 +388,17 @@ def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordina
     response = blank_instance(FindCoordinatorResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_FindCoordinatorResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "node_id"
         (response.node_id,) = _unpack_FindCoordinatorResponse_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            response.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                response.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                response.host, pos = _w.read_compact_string_nn(buf, pos)
+        response.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (response.port,) = _unpack_FindCoordinatorResponse_port(buf, pos)
         pos += 4
@@ -495,12 +427,7 @@ def _write_FindCoordinatorResponse_v3(response: FindCoordinatorResponse, out: by
         field = "host"
         if response.host is None:
             raise EncodeError("field host is null, which FindCoordinatorResponse version 3 does not allow (never nullable)")
-        host_utf8 = response.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, response.host)
+        _w.write_compact_string(out, response.host)
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
         field = "(tagged fields)"
@@ -534,88 +461,23 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
     response.port = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_FindCoordinatorResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "coordinators[]"
         index = -1  # no element yet: an error in the count names the array itself
-        coordinators_n = buf[pos] - 1
-        if coordinators_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        coordinators_n, pos = _w.read_count(buf, pos, True)
+        if coordinators_n < 0:
+            raise DecodeError("non-nullable field coordinators was null", offset=pos)
+        elif coordinators_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if coordinators_n < 0x7F and coordinators_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                coordinators_n, pos = _w.read_count(buf, pos, True)
-            if coordinators_n < 0:
-                raise DecodeError("non-nullable field coordinators was null", offset=pos)
-            elif coordinators_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                coordinators_items: list[Coordinator] = []
-                for coordinators_index in range(coordinators_n):
-                    try:
-                        coordinators_item = blank_instance(Coordinator)
-                        field = "key"
-                        key_n = buf[pos]  # the length + 1
-                        if key_n == 1:  # the empty string
-                            coordinators_item.key = ""
-                            pos += 1
-                        else:
-                            key_end = pos + key_n
-                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                coordinators_item.key = buf[pos + 1:key_end].decode()
-                                pos = key_end
-                            else:
-                                coordinators_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "node_id"
-                        (coordinators_item.node_id,) = _unpack_Coordinator_node_id(buf, pos)
-                        pos += 4
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            coordinators_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                coordinators_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                coordinators_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port, error_code"
-                        coordinators_item.port, coordinators_item.error_code = _unpack_Coordinator_port_error_code(buf, pos)
-                        pos += 6
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            coordinators_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            coordinators_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                coordinators_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                coordinators_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            coordinators_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            coordinators_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "coordinators[]", coordinators_index
-                        raise failure from None
-                    coordinators_items.append(coordinators_item)
-                field, index = "coordinators[]", coordinators_index  # as the last call would have left them
-                response.coordinators = coordinators_items
+            coordinators_items: list[Coordinator] = []
+            for index in range(coordinators_n):
+                coordinators_item, pos = _read_Coordinator_v4_6(buf, pos)
+                coordinators_items.append(coordinators_item)
+            response.coordinators = coordinators_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -644,10 +506,6 @@ def _write_FindCoordinatorResponse_v4_6(response: FindCoordinatorResponse, out: 
         coordinators_items = response.coordinators
         if coordinators_items is None:
                 raise EncodeError("field coordinators is null, which FindCoordinatorResponse versions 4-6 do not allow (never nullable)")
-        elif len(coordinators_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(coordinators_items) + 1)
-            for coordinators_item in coordinators_items:
-                _write_Coordinator_v4_6(coordinators_item, out)
         else:
             _w.write_count(out, len(coordinators_items), True)
             for coordinators_item in coordinators_items:

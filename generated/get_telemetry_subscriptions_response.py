@@ -25,8 +25,6 @@ _unpack_GetTelemetrySubscriptionsResponse_subscription_id = struct.Struct(">i").
 _pack_GetTelemetrySubscriptionsResponse_subscription_id = struct.Struct(">i").pack
 _unpack_GetTelemetrySubscriptionsResponse_push_interval_ms_to_delta_temporality = struct.Struct(">ii?").unpack_from
 _pack_GetTelemetrySubscriptionsResponse_push_interval_ms_to_delta_temporality = struct.Struct(">ii?").pack
-_unpack_int8s = _w.UNPACK_ARRAY["b"]
-_pack_int8s = _w.PACK_ARRAY["b"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -147,7 +145,6 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
     response = blank_instance(GetTelemetrySubscriptionsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_GetTelemetrySubscriptionsResponse_throttle_time_ms_error_code(buf, pos)
@@ -158,43 +155,27 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         (response.subscription_id,) = _unpack_GetTelemetrySubscriptionsResponse_subscription_id(buf, pos)
         pos += 4
         field = "accepted_compression_types"
-        accepted_compression_types_n = buf[pos] - 1
-        if accepted_compression_types_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        accepted_compression_types_n, pos = _w.read_count(buf, pos, True)
+        if accepted_compression_types_n < 0:
+            raise DecodeError("non-nullable field accepted_compression_types was null", offset=pos)
         else:
-            accepted_compression_types_end = pos + 1 + accepted_compression_types_n * 1
-            if 0 < accepted_compression_types_n < 32 and accepted_compression_types_end <= size:  # the usual case: a short array
-                response.accepted_compression_types = [*_unpack_int8s[accepted_compression_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = accepted_compression_types_end
-            else:
-                accepted_compression_types_n, pos = _w.read_count(buf, pos, True)
-                if accepted_compression_types_n < 0:
-                    raise DecodeError("non-nullable field accepted_compression_types was null", offset=pos)
-                else:
-                    response.accepted_compression_types, pos = _w.read_fixed_array(buf, pos, accepted_compression_types_n, "b", 1)
+            response.accepted_compression_types, pos = _w.read_fixed_array(buf, pos, accepted_compression_types_n, "b", 1)
         field = "push_interval_ms, telemetry_max_bytes, delta_temporality"
         response.push_interval_ms, response.telemetry_max_bytes, response.delta_temporality = _unpack_GetTelemetrySubscriptionsResponse_push_interval_ms_to_delta_temporality(buf, pos)
         pos += 9
         field = "requested_metrics"
         index = -1  # no element yet: an error in the count names the array itself
-        requested_metrics_n = buf[pos] - 1
-        if requested_metrics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        requested_metrics_n, pos = _w.read_count(buf, pos, True)
+        if requested_metrics_n < 0:
+            raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
+        elif requested_metrics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if requested_metrics_n < 0x7F and requested_metrics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                requested_metrics_n, pos = _w.read_count(buf, pos, True)
-            if requested_metrics_n < 0:
-                raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
-            elif requested_metrics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                requested_metrics_items: list[str] = []
-                for index in range(requested_metrics_n):
-                    requested_metrics_item, pos = _w.read_compact_string_nn(buf, pos)
-                    requested_metrics_items.append(requested_metrics_item)
-                response.requested_metrics = requested_metrics_items
+            requested_metrics_items: list[str] = []
+            for index in range(requested_metrics_n):
+                requested_metrics_item, pos = _w.read_compact_string_nn(buf, pos)
+                requested_metrics_items.append(requested_metrics_item)
+            response.requested_metrics = requested_metrics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -219,9 +200,6 @@ def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscripti
         accepted_compression_types_items = response.accepted_compression_types
         if accepted_compression_types_items is None:
                 raise EncodeError("field accepted_compression_types is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
-        elif len(accepted_compression_types_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(accepted_compression_types_items) + 1)
-            out += _pack_int8s[len(accepted_compression_types_items)](*accepted_compression_types_items)
         else:
             _w.write_count(out, len(accepted_compression_types_items), True)
             _w.write_fixed_array(out, accepted_compression_types_items, "b")
@@ -231,12 +209,6 @@ def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscripti
         requested_metrics_items = response.requested_metrics
         if requested_metrics_items is None:
                 raise EncodeError("field requested_metrics is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
-        elif len(requested_metrics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(requested_metrics_items) + 1)
-            for requested_metrics_item in requested_metrics_items:
-                if requested_metrics_item is None:
-                    raise EncodeError("null element in array requested_metrics")
-                _w.write_compact_string(out, requested_metrics_item)
         else:
             _w.write_count(out, len(requested_metrics_items), True)
             for requested_metrics_item in requested_metrics_items:

@@ -428,59 +428,15 @@ def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
     metadata = blank_instance(MemberMetadata)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            metadata.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                metadata.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                metadata.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        metadata.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            metadata.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            metadata.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                metadata.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                metadata.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        metadata.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_n = buf[pos]  # the length + 1
-        if client_id_n == 1:  # the empty string
-            metadata.client_id = ""
-            pos += 1
-        else:
-            client_id_end = pos + client_id_n
-            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                metadata.client_id = buf[pos + 1:client_id_end].decode()
-                pos = client_id_end
-            else:
-                metadata.client_id, pos = _w.read_compact_string_nn(buf, pos)
+        metadata.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_n = buf[pos]  # the length + 1
-        if client_host_n == 1:  # the empty string
-            metadata.client_host = ""
-            pos += 1
-        else:
-            client_host_end = pos + client_host_n
-            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                metadata.client_host = buf[pos + 1:client_host_end].decode()
-                pos = client_host_end
-            else:
-                metadata.client_host, pos = _w.read_compact_string_nn(buf, pos)
+        metadata.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "rebalance_timeout, session_timeout"
         metadata.rebalance_timeout, metadata.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
         pos += 8
@@ -505,32 +461,17 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
         field = "member_id"
         if metadata.member_id is None:
             raise EncodeError("field member_id is null, which MemberMetadata version 4 does not allow (never nullable)")
-        member_id_utf8 = metadata.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, metadata.member_id)
+        _w.write_compact_string(out, metadata.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, metadata.group_instance_id)
         field = "client_id"
         if metadata.client_id is None:
             raise EncodeError("field client_id is null, which MemberMetadata version 4 does not allow (never nullable)")
-        client_id_utf8 = metadata.client_id.encode()
-        if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_id_utf8) + 1)
-            out += client_id_utf8
-        else:
-            _w.write_compact_string(out, metadata.client_id)
+        _w.write_compact_string(out, metadata.client_id)
         field = "client_host"
         if metadata.client_host is None:
             raise EncodeError("field client_host is null, which MemberMetadata version 4 does not allow (never nullable)")
-        client_host_utf8 = metadata.client_host.encode()
-        if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_host_utf8) + 1)
-            out += client_host_utf8
-        else:
-            _w.write_compact_string(out, metadata.client_host)
+        _w.write_compact_string(out, metadata.client_host)
         field = "rebalance_timeout, session_timeout"
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
@@ -591,31 +532,9 @@ def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberMetadata] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberMetadata)
-                    members_item.group_instance_id = None
-                    members_item.rebalance_timeout = -1
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_id"
-                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_host"
-                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                    field = "session_timeout"
-                    (members_item.session_timeout,) = _unpack_MemberMetadata_session_timeout(buf, pos)
-                    pos += 4
-                    field = "subscription"
-                    members_item.subscription, pos = _w.read_bytes_nn(buf, pos)
-                    field = "assignment"
-                    members_item.assignment, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_MemberMetadata_v0(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             value.members = members_items
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -691,30 +610,9 @@ def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberMetadata] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberMetadata)
-                    members_item.group_instance_id = None
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_id"
-                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_host"
-                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                    field = "rebalance_timeout, session_timeout"
-                    members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
-                    pos += 8
-                    field = "subscription"
-                    members_item.subscription, pos = _w.read_bytes_nn(buf, pos)
-                    field = "assignment"
-                    members_item.assignment, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             value.members = members_items
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -792,30 +690,9 @@ def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberMetadata] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberMetadata)
-                    members_item.group_instance_id = None
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_id"
-                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_host"
-                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                    field = "rebalance_timeout, session_timeout"
-                    members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
-                    pos += 8
-                    field = "subscription"
-                    members_item.subscription, pos = _w.read_bytes_nn(buf, pos)
-                    field = "assignment"
-                    members_item.assignment, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             value.members = members_items
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -895,31 +772,9 @@ def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberMetadata] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberMetadata)
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
-                    field = "client_id"
-                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
-                    field = "client_host"
-                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
-                    field = "rebalance_timeout, session_timeout"
-                    members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
-                    pos += 8
-                    field = "subscription"
-                    members_item.subscription, pos = _w.read_bytes_nn(buf, pos)
-                    field = "assignment"
-                    members_item.assignment, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_MemberMetadata_v3(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             value.members = members_items
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -977,146 +832,32 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
     value = blank_instance(GroupMetadataValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            value.protocol_type = ""
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                value.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                value.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+        value.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation"
         (value.generation,) = _unpack_GroupMetadataValue_generation(buf, pos)
         pos += 4
         field = "protocol"
-        protocol_n = buf[pos]  # the length + 1
-        if protocol_n == 1:  # the empty string
-            value.protocol = ""
-            pos += 1
-        elif protocol_n == 0:  # null
-            value.protocol = None
-            pos += 1
-        else:
-            protocol_end = pos + protocol_n
-            if 0 < protocol_n < 0x80 and protocol_end <= size:  # the usual case: a short string
-                value.protocol = buf[pos + 1:protocol_end].decode()
-                pos = protocol_end
-            else:
-                value.protocol, pos = _w.read_compact_string(buf, pos)
+        value.protocol, pos = _w.read_compact_string(buf, pos)
         field = "leader"
-        leader_n = buf[pos]  # the length + 1
-        if leader_n == 1:  # the empty string
-            value.leader = ""
-            pos += 1
-        elif leader_n == 0:  # null
-            value.leader = None
-            pos += 1
-        else:
-            leader_end = pos + leader_n
-            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
-                value.leader = buf[pos + 1:leader_end].decode()
-                pos = leader_end
-            else:
-                value.leader, pos = _w.read_compact_string(buf, pos)
+        value.leader, pos = _w.read_compact_string(buf, pos)
         field = "current_state_timestamp"
         (value.current_state_timestamp,) = _unpack_GroupMetadataValue_current_state_timestamp(buf, pos)
         pos += 8
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[MemberMetadata] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(MemberMetadata)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_instance_id"
-                        group_instance_id_n = buf[pos]  # the length + 1
-                        if group_instance_id_n == 1:  # the empty string
-                            members_item.group_instance_id = ""
-                            pos += 1
-                        elif group_instance_id_n == 0:  # null
-                            members_item.group_instance_id = None
-                            pos += 1
-                        else:
-                            group_instance_id_end = pos + group_instance_id_n
-                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                pos = group_instance_id_end
-                            else:
-                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "client_id"
-                        client_id_n = buf[pos]  # the length + 1
-                        if client_id_n == 1:  # the empty string
-                            members_item.client_id = ""
-                            pos += 1
-                        else:
-                            client_id_end = pos + client_id_n
-                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                pos = client_id_end
-                            else:
-                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "client_host"
-                        client_host_n = buf[pos]  # the length + 1
-                        if client_host_n == 1:  # the empty string
-                            members_item.client_host = ""
-                            pos += 1
-                        else:
-                            client_host_end = pos + client_host_n
-                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                pos = client_host_end
-                            else:
-                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "rebalance_timeout, session_timeout"
-                        members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
-                        pos += 8
-                        field = "subscription"
-                        members_item.subscription, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "assignment"
-                        members_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                value.members = members_items
+            members_items: list[MemberMetadata] = []
+            for index in range(members_n):
+                members_item, pos = _read_MemberMetadata_v4(buf, pos)
+                members_items.append(members_item)
+            value.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1134,12 +875,7 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
         field = "protocol_type"
         if value.protocol_type is None:
             raise EncodeError("field protocol_type is null, which GroupMetadataValue version 4 does not allow (never nullable)")
-        protocol_type_utf8 = value.protocol_type.encode()
-        if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_type_utf8) + 1)
-            out += protocol_type_utf8
-        else:
-            _w.write_compact_string(out, value.protocol_type)
+        _w.write_compact_string(out, value.protocol_type)
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -1152,10 +888,6 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
         members_items = value.members
         if members_items is None:
                 raise EncodeError("field members is null, which GroupMetadataValue version 4 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_MemberMetadata_v4(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:

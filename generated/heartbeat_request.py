@@ -203,50 +203,16 @@ def _read_HeartbeatRequest_v4(buf: bytes, pos: int) -> tuple[HeartbeatRequest, i
     request = blank_instance(HeartbeatRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation_id"
         (request.generation_id,) = _unpack_HeartbeatRequest_generation_id(buf, pos)
         pos += 4
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            request.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            request.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -264,23 +230,13 @@ def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray) -> Non
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which HeartbeatRequest version 4 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
             raise EncodeError("field member_id is null, which HeartbeatRequest version 4 does not allow (never nullable)")
-        member_id_utf8 = request.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "(tagged fields)"

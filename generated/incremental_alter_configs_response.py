@@ -207,41 +207,17 @@ def _read_AlterConfigsResourceResponse_v1(buf: bytes, pos: int) -> tuple[AlterCo
     response = blank_instance(AlterConfigsResourceResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_AlterConfigsResourceResponse_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "resource_type"
         (response.resource_type,) = _unpack_AlterConfigsResourceResponse_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_n = buf[pos]  # the length + 1
-        if resource_name_n == 1:  # the empty string
-            response.resource_name = ""
-            pos += 1
-        else:
-            resource_name_end = pos + resource_name_n
-            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                response.resource_name = buf[pos + 1:resource_name_end].decode()
-                pos = resource_name_end
-            else:
-                response.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+        response.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -265,12 +241,7 @@ def _write_AlterConfigsResourceResponse_v1(response: AlterConfigsResourceRespons
         field = "resource_name"
         if response.resource_name is None:
             raise EncodeError("field resource_name is null, which AlterConfigsResourceResponse version 1 does not allow (never nullable)")
-        resource_name_utf8 = response.resource_name.encode()
-        if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(resource_name_utf8) + 1)
-            out += resource_name_utf8
-        else:
-            _w.write_compact_string(out, response.resource_name)
+        _w.write_compact_string(out, response.resource_name)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -310,26 +281,9 @@ def _read_IncrementalAlterConfigsResponse_v0(buf: bytes, pos: int) -> tuple[Incr
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[AlterConfigsResourceResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(AlterConfigsResourceResponse)
-                    field = "error_code"
-                    (responses_item.error_code,) = _unpack_AlterConfigsResourceResponse_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    responses_item.error_message, pos = _w.read_string(buf, pos)
-                    field = "resource_type"
-                    (responses_item.resource_type,) = _unpack_AlterConfigsResourceResponse_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    responses_item.resource_name, pos = _w.read_string_nn(buf, pos)
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_AlterConfigsResourceResponse_v0(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -374,76 +328,23 @@ def _read_IncrementalAlterConfigsResponse_v1(buf: bytes, pos: int) -> tuple[Incr
     response = blank_instance(IncrementalAlterConfigsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_IncrementalAlterConfigsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
-        responses_n = buf[pos] - 1
-        if responses_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
+            raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                responses_n, pos = _w.read_count(buf, pos, True)
-            if responses_n < 0:
-                raise DecodeError("non-nullable field responses was null", offset=pos)
-            elif responses_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                responses_items: list[AlterConfigsResourceResponse] = []
-                for responses_index in range(responses_n):
-                    try:
-                        responses_item = blank_instance(AlterConfigsResourceResponse)
-                        field = "error_code"
-                        (responses_item.error_code,) = _unpack_AlterConfigsResourceResponse_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            responses_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            responses_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "resource_type"
-                        (responses_item.resource_type,) = _unpack_AlterConfigsResourceResponse_resource_type(buf, pos)
-                        pos += 1
-                        field = "resource_name"
-                        resource_name_n = buf[pos]  # the length + 1
-                        if resource_name_n == 1:  # the empty string
-                            responses_item.resource_name = ""
-                            pos += 1
-                        else:
-                            resource_name_end = pos + resource_name_n
-                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                responses_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                pos = resource_name_end
-                            else:
-                                responses_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            responses_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "responses[]", responses_index
-                        raise failure from None
-                    responses_items.append(responses_item)
-                field, index = "responses[]", responses_index  # as the last call would have left them
-                response.responses = responses_items
+            responses_items: list[AlterConfigsResourceResponse] = []
+            for index in range(responses_n):
+                responses_item, pos = _read_AlterConfigsResourceResponse_v1(buf, pos)
+                responses_items.append(responses_item)
+            response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -464,10 +365,6 @@ def _write_IncrementalAlterConfigsResponse_v1(response: IncrementalAlterConfigsR
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which IncrementalAlterConfigsResponse version 1 does not allow (never nullable)")
-        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_AlterConfigsResourceResponse_v1(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
             for responses_item in responses_items:

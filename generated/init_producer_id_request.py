@@ -175,23 +175,9 @@ def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerId
     request.keep_prepared_txn = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            request.transactional_id = ""
-            pos += 1
-        elif transactional_id_n == 0:  # null
-            request.transactional_id = None
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                request.transactional_id, pos = _w.read_compact_string(buf, pos)
+        request.transactional_id, pos = _w.read_compact_string(buf, pos)
         field = "transaction_timeout_ms"
         (request.transaction_timeout_ms,) = _unpack_InitProducerIdRequest_transaction_timeout_ms(buf, pos)
         pos += 4
@@ -248,23 +234,9 @@ def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducer
     request.keep_prepared_txn = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            request.transactional_id = ""
-            pos += 1
-        elif transactional_id_n == 0:  # null
-            request.transactional_id = None
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                request.transactional_id, pos = _w.read_compact_string(buf, pos)
+        request.transactional_id, pos = _w.read_compact_string(buf, pos)
         field = "transaction_timeout_ms, producer_id, producer_epoch"
         request.transaction_timeout_ms, request.producer_id, request.producer_epoch = _unpack_InitProducerIdRequest_transaction_timeout_ms_to_producer_epoch(buf, pos)
         pos += 14
@@ -315,23 +287,9 @@ def _read_InitProducerIdRequest_v6(buf: bytes, pos: int) -> tuple[InitProducerId
     request = blank_instance(InitProducerIdRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            request.transactional_id = ""
-            pos += 1
-        elif transactional_id_n == 0:  # null
-            request.transactional_id = None
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                request.transactional_id, pos = _w.read_compact_string(buf, pos)
+        request.transactional_id, pos = _w.read_compact_string(buf, pos)
         field = "transaction_timeout_ms, producer_id, producer_epoch, enable2_pc, keep_prepared_txn"
         request.transaction_timeout_ms, request.producer_id, request.producer_epoch, request.enable2_pc, request.keep_prepared_txn = _unpack_InitProducerIdRequest_transaction_timeout_ms_to_keep_prepared_txn(buf, pos)
         pos += 16

@@ -226,20 +226,9 @@ def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroup
     protocol = blank_instance(JoinGroupRequestProtocol)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            protocol.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                protocol.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                protocol.name, pos = _w.read_compact_string_nn(buf, pos)
+        protocol.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "metadata"
         protocol.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
@@ -259,12 +248,7 @@ def _write_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol, out
         field = "name"
         if protocol.name is None:
             raise EncodeError("field name is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)")
-        name_utf8 = protocol.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, protocol.name)
+        _w.write_compact_string(out, protocol.name)
         field = "metadata"
         if protocol.metadata is None:
             raise EncodeError("field metadata is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)")
@@ -317,20 +301,9 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for protocols_index in range(protocols_n):
-                try:
-                    protocols_item = blank_instance(JoinGroupRequestProtocol)
-                    field = "name"
-                    protocols_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "metadata"
-                    protocols_item.metadata, pos = _w.read_bytes_nn(buf, pos)
-                    protocols_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "protocols[]", protocols_index
-                    raise failure from None
+            for index in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
                 protocols_items.append(protocols_item)
-            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -413,20 +386,9 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for protocols_index in range(protocols_n):
-                try:
-                    protocols_item = blank_instance(JoinGroupRequestProtocol)
-                    field = "name"
-                    protocols_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "metadata"
-                    protocols_item.metadata, pos = _w.read_bytes_nn(buf, pos)
-                    protocols_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "protocols[]", protocols_index
-                    raise failure from None
+            for index in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
                 protocols_items.append(protocols_item)
-            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -510,20 +472,9 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for protocols_index in range(protocols_n):
-                try:
-                    protocols_item = blank_instance(JoinGroupRequestProtocol)
-                    field = "name"
-                    protocols_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "metadata"
-                    protocols_item.metadata, pos = _w.read_bytes_nn(buf, pos)
-                    protocols_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "protocols[]", protocols_index
-                    raise failure from None
+            for index in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
                 protocols_items.append(protocols_item)
-            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -587,108 +538,31 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     request.reason = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "session_timeout_ms, rebalance_timeout_ms"
         request.session_timeout_ms, request.rebalance_timeout_ms = _unpack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(buf, pos)
         pos += 8
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            request.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            request.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            request.protocol_type = ""
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                request.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+        request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocols[]"
         index = -1  # no element yet: an error in the count names the array itself
-        protocols_n = buf[pos] - 1
-        if protocols_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        protocols_n, pos = _w.read_count(buf, pos, True)
+        if protocols_n < 0:
+            raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                protocols_n, pos = _w.read_count(buf, pos, True)
-            if protocols_n < 0:
-                raise DecodeError("non-nullable field protocols was null", offset=pos)
-            elif protocols_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-                for protocols_index in range(protocols_n):
-                    try:
-                        protocols_item = blank_instance(JoinGroupRequestProtocol)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            protocols_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                protocols_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "metadata"
-                        protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            protocols_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "protocols[]", protocols_index
-                        raise failure from None
-                    protocols_items.append(protocols_item)
-                field, index = "protocols[]", protocols_index  # as the last call would have left them
-                request.protocols = protocols_items
+            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
+            for index in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
+                protocols_items.append(protocols_item)
+            request.protocols = protocols_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -706,42 +580,23 @@ def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> N
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
         if request.member_id is None:
             raise EncodeError("field member_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        member_id_utf8 = request.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
         if request.protocol_type is None:
             raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        protocol_type_utf8 = request.protocol_type.encode()
-        if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_type_utf8) + 1)
-            out += protocol_type_utf8
-        else:
-            _w.write_compact_string(out, request.protocol_type)
+        _w.write_compact_string(out, request.protocol_type)
         field = "protocols[]"
         protocols_items = request.protocols
         if protocols_items is None:
                 raise EncodeError("field protocols is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        elif len(protocols_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(protocols_items) + 1)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         else:
             _w.write_count(out, len(protocols_items), True)
             for protocols_item in protocols_items:
@@ -781,123 +636,33 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     request = blank_instance(JoinGroupRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "session_timeout_ms, rebalance_timeout_ms"
         request.session_timeout_ms, request.rebalance_timeout_ms = _unpack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(buf, pos)
         pos += 8
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            request.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            request.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            request.protocol_type = ""
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                request.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+        request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocols[]"
         index = -1  # no element yet: an error in the count names the array itself
-        protocols_n = buf[pos] - 1
-        if protocols_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        protocols_n, pos = _w.read_count(buf, pos, True)
+        if protocols_n < 0:
+            raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                protocols_n, pos = _w.read_count(buf, pos, True)
-            if protocols_n < 0:
-                raise DecodeError("non-nullable field protocols was null", offset=pos)
-            elif protocols_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-                for protocols_index in range(protocols_n):
-                    try:
-                        protocols_item = blank_instance(JoinGroupRequestProtocol)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            protocols_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                protocols_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "metadata"
-                        protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            protocols_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "protocols[]", protocols_index
-                        raise failure from None
-                    protocols_items.append(protocols_item)
-                field, index = "protocols[]", protocols_index  # as the last call would have left them
-                request.protocols = protocols_items
+            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
+            for index in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
+                protocols_items.append(protocols_item)
+            request.protocols = protocols_items
         field = "reason"
-        reason_n = buf[pos]  # the length + 1
-        if reason_n == 1:  # the empty string
-            request.reason = ""
-            pos += 1
-        elif reason_n == 0:  # null
-            request.reason = None
-            pos += 1
-        else:
-            reason_end = pos + reason_n
-            if 0 < reason_n < 0x80 and reason_end <= size:  # the usual case: a short string
-                request.reason = buf[pos + 1:reason_end].decode()
-                pos = reason_end
-            else:
-                request.reason, pos = _w.read_compact_string(buf, pos)
+        request.reason, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -915,42 +680,23 @@ def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> N
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
         if request.member_id is None:
             raise EncodeError("field member_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        member_id_utf8 = request.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
         if request.protocol_type is None:
             raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        protocol_type_utf8 = request.protocol_type.encode()
-        if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_type_utf8) + 1)
-            out += protocol_type_utf8
-        else:
-            _w.write_compact_string(out, request.protocol_type)
+        _w.write_compact_string(out, request.protocol_type)
         field = "protocols[]"
         protocols_items = request.protocols
         if protocols_items is None:
                 raise EncodeError("field protocols is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        elif len(protocols_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(protocols_items) + 1)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         else:
             _w.write_count(out, len(protocols_items), True)
             for protocols_item in protocols_items:

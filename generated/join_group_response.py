@@ -289,35 +289,11 @@ def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupR
     member = blank_instance(JoinGroupResponseMember)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            member.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                member.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            member.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            member.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                member.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                member.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        member.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "metadata"
         member.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
@@ -337,12 +313,7 @@ def _write_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember, out: by
         field = "member_id"
         if member.member_id is None:
             raise EncodeError("field member_id is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)")
-        member_id_utf8 = member.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, member.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, member.group_instance_id)
         field = "metadata"
@@ -398,21 +369,9 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(JoinGroupResponseMember)
-                    members_item.group_instance_id = None
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "metadata"
-                    members_item.metadata, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -495,21 +454,9 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(JoinGroupResponseMember)
-                    members_item.group_instance_id = None
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "metadata"
-                    members_item.metadata, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -592,22 +539,9 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(JoinGroupResponseMember)
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
-                    field = "metadata"
-                    members_item.metadata, pos = _w.read_bytes_nn(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v5(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -671,108 +605,29 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
     response.skip_assignment = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code, generation_id"
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_name"
-        protocol_name_n = buf[pos]  # the length + 1
-        if protocol_name_n == 1:  # the empty string
-            response.protocol_name = ""
-            pos += 1
-        else:
-            protocol_name_end = pos + protocol_name_n
-            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
-                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-                pos = protocol_name_end
-            else:
-                response.protocol_name, pos = _w.read_compact_string_nn(buf, pos)
+        response.protocol_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "leader"
-        leader_n = buf[pos]  # the length + 1
-        if leader_n == 1:  # the empty string
-            response.leader = ""
-            pos += 1
-        else:
-            leader_end = pos + leader_n
-            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
-                response.leader = buf[pos + 1:leader_end].decode()
-                pos = leader_end
-            else:
-                response.leader, pos = _w.read_compact_string_nn(buf, pos)
+        response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            response.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                response.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[JoinGroupResponseMember] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(JoinGroupResponseMember)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_instance_id"
-                        group_instance_id_n = buf[pos]  # the length + 1
-                        if group_instance_id_n == 1:  # the empty string
-                            members_item.group_instance_id = ""
-                            pos += 1
-                        elif group_instance_id_n == 0:  # null
-                            members_item.group_instance_id = None
-                            pos += 1
-                        else:
-                            group_instance_id_end = pos + group_instance_id_n
-                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                pos = group_instance_id_end
-                            else:
-                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "metadata"
-                        members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                response.members = members_items
+            members_items: list[JoinGroupResponseMember] = []
+            for index in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+                members_items.append(members_item)
+            response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -794,38 +649,19 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
         field = "protocol_name"
         if response.protocol_name is None:
             raise EncodeError("field protocol_name is null, which JoinGroupResponse version 6 does not allow (nullable in versions 7+)")
-        protocol_name_utf8 = response.protocol_name.encode()
-        if len(protocol_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_name_utf8) + 1)
-            out += protocol_name_utf8
-        else:
-            _w.write_compact_string(out, response.protocol_name)
+        _w.write_compact_string(out, response.protocol_name)
         field = "leader"
         if response.leader is None:
             raise EncodeError("field leader is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        leader_utf8 = response.leader.encode()
-        if len(leader_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(leader_utf8) + 1)
-            out += leader_utf8
-        else:
-            _w.write_compact_string(out, response.leader)
+        _w.write_compact_string(out, response.leader)
         field = "member_id"
         if response.member_id is None:
             raise EncodeError("field member_id is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        member_id_utf8 = response.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, response.member_id)
         field = "members[]"
         members_items = response.members
         if members_items is None:
                 raise EncodeError("field members is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v6_9(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:
@@ -865,126 +701,31 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
     response.skip_assignment = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code, generation_id"
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            response.protocol_type = ""
-            pos += 1
-        elif protocol_type_n == 0:  # null
-            response.protocol_type = None
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                response.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                response.protocol_type, pos = _w.read_compact_string(buf, pos)
+        response.protocol_type, pos = _w.read_compact_string(buf, pos)
         field = "protocol_name"
-        protocol_name_n = buf[pos]  # the length + 1
-        if protocol_name_n == 1:  # the empty string
-            response.protocol_name = ""
-            pos += 1
-        elif protocol_name_n == 0:  # null
-            response.protocol_name = None
-            pos += 1
-        else:
-            protocol_name_end = pos + protocol_name_n
-            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
-                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-                pos = protocol_name_end
-            else:
-                response.protocol_name, pos = _w.read_compact_string(buf, pos)
+        response.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "leader"
-        leader_n = buf[pos]  # the length + 1
-        if leader_n == 1:  # the empty string
-            response.leader = ""
-            pos += 1
-        else:
-            leader_end = pos + leader_n
-            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
-                response.leader = buf[pos + 1:leader_end].decode()
-                pos = leader_end
-            else:
-                response.leader, pos = _w.read_compact_string_nn(buf, pos)
+        response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            response.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                response.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[JoinGroupResponseMember] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(JoinGroupResponseMember)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_instance_id"
-                        group_instance_id_n = buf[pos]  # the length + 1
-                        if group_instance_id_n == 1:  # the empty string
-                            members_item.group_instance_id = ""
-                            pos += 1
-                        elif group_instance_id_n == 0:  # null
-                            members_item.group_instance_id = None
-                            pos += 1
-                        else:
-                            group_instance_id_end = pos + group_instance_id_n
-                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                pos = group_instance_id_end
-                            else:
-                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "metadata"
-                        members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                response.members = members_items
+            members_items: list[JoinGroupResponseMember] = []
+            for index in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+                members_items.append(members_item)
+            response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1010,29 +751,15 @@ def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -
         field = "leader"
         if response.leader is None:
             raise EncodeError("field leader is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        leader_utf8 = response.leader.encode()
-        if len(leader_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(leader_utf8) + 1)
-            out += leader_utf8
-        else:
-            _w.write_compact_string(out, response.leader)
+        _w.write_compact_string(out, response.leader)
         field = "member_id"
         if response.member_id is None:
             raise EncodeError("field member_id is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        member_id_utf8 = response.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, response.member_id)
         field = "members[]"
         members_items = response.members
         if members_items is None:
                 raise EncodeError("field members is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v6_9(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:
@@ -1072,129 +799,34 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
     response = blank_instance(JoinGroupResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code, generation_id"
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            response.protocol_type = ""
-            pos += 1
-        elif protocol_type_n == 0:  # null
-            response.protocol_type = None
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                response.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                response.protocol_type, pos = _w.read_compact_string(buf, pos)
+        response.protocol_type, pos = _w.read_compact_string(buf, pos)
         field = "protocol_name"
-        protocol_name_n = buf[pos]  # the length + 1
-        if protocol_name_n == 1:  # the empty string
-            response.protocol_name = ""
-            pos += 1
-        elif protocol_name_n == 0:  # null
-            response.protocol_name = None
-            pos += 1
-        else:
-            protocol_name_end = pos + protocol_name_n
-            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
-                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-                pos = protocol_name_end
-            else:
-                response.protocol_name, pos = _w.read_compact_string(buf, pos)
+        response.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "leader"
-        leader_n = buf[pos]  # the length + 1
-        if leader_n == 1:  # the empty string
-            response.leader = ""
-            pos += 1
-        else:
-            leader_end = pos + leader_n
-            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
-                response.leader = buf[pos + 1:leader_end].decode()
-                pos = leader_end
-            else:
-                response.leader, pos = _w.read_compact_string_nn(buf, pos)
+        response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "skip_assignment"
         (response.skip_assignment,) = _unpack_JoinGroupResponse_skip_assignment(buf, pos)
         pos += 1
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            response.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                response.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[JoinGroupResponseMember] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(JoinGroupResponseMember)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_instance_id"
-                        group_instance_id_n = buf[pos]  # the length + 1
-                        if group_instance_id_n == 1:  # the empty string
-                            members_item.group_instance_id = ""
-                            pos += 1
-                        elif group_instance_id_n == 0:  # null
-                            members_item.group_instance_id = None
-                            pos += 1
-                        else:
-                            group_instance_id_end = pos + group_instance_id_n
-                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                pos = group_instance_id_end
-                            else:
-                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "metadata"
-                        members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                response.members = members_items
+            members_items: list[JoinGroupResponseMember] = []
+            for index in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+                members_items.append(members_item)
+            response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1218,31 +850,17 @@ def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> 
         field = "leader"
         if response.leader is None:
             raise EncodeError("field leader is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        leader_utf8 = response.leader.encode()
-        if len(leader_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(leader_utf8) + 1)
-            out += leader_utf8
-        else:
-            _w.write_compact_string(out, response.leader)
+        _w.write_compact_string(out, response.leader)
         field = "skip_assignment"
         out += _pack_JoinGroupResponse_skip_assignment(response.skip_assignment)
         field = "member_id"
         if response.member_id is None:
             raise EncodeError("field member_id is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        member_id_utf8 = response.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, response.member_id)
         field = "members[]"
         members_items = response.members
         if members_items is None:
                 raise EncodeError("field members is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v6_9(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:

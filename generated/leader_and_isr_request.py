@@ -39,8 +39,6 @@ _unpack_LeaderAndIsrRequest_controller_id_to_type = struct.Struct(">iiqb").unpac
 _pack_LeaderAndIsrRequest_controller_id_to_type = struct.Struct(">iiqb").pack
 _unpack_LeaderAndIsrRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch_type = struct.Struct(">i?iqb").unpack_from
 _pack_LeaderAndIsrRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch_type = struct.Struct(">i?iqb").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -781,74 +779,37 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
     state.leader_recovery_state = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, controller_epoch, leader, leader_epoch"
         state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
         pos += 16
         field = "isr"
-        isr_n = buf[pos] - 1
-        if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        isr_n, pos = _w.read_count(buf, pos, True)
+        if isr_n < 0:
+            raise DecodeError("non-nullable field isr was null", offset=pos)
         else:
-            isr_end = pos + 1 + isr_n * 4
-            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = isr_end
-            else:
-                isr_n, pos = _w.read_count(buf, pos, True)
-                if isr_n < 0:
-                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                else:
-                    state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+            state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "partition_epoch"
         (state.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
         pos += 4
         field = "replicas"
-        replicas_n = buf[pos] - 1
-        if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        replicas_n, pos = _w.read_count(buf, pos, True)
+        if replicas_n < 0:
+            raise DecodeError("non-nullable field replicas was null", offset=pos)
         else:
-            replicas_end = pos + 1 + replicas_n * 4
-            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = replicas_end
-            else:
-                replicas_n, pos = _w.read_count(buf, pos, True)
-                if replicas_n < 0:
-                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                else:
-                    state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+            state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "adding_replicas"
-        adding_replicas_n = buf[pos] - 1
-        if adding_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+        if adding_replicas_n < 0:
+            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
         else:
-            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = adding_replicas_end
-            else:
-                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                if adding_replicas_n < 0:
-                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                else:
-                    state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+            state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
         field = "removing_replicas"
-        removing_replicas_n = buf[pos] - 1
-        if removing_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+        if removing_replicas_n < 0:
+            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
         else:
-            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = removing_replicas_end
-            else:
-                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                if removing_replicas_n < 0:
-                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                else:
-                    state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+            state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         field = "is_new"
         (state.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
         pos += 1
@@ -874,9 +835,6 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         isr_items = state.isr
         if isr_items is None:
                 raise EncodeError("field isr is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(isr_items) + 1)
-            out += _pack_int32s[len(isr_items)](*isr_items)
         else:
             _w.write_count(out, len(isr_items), True)
             _w.write_fixed_array(out, isr_items, "i")
@@ -886,9 +844,6 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         replicas_items = state.replicas
         if replicas_items is None:
                 raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(replicas_items) + 1)
-            out += _pack_int32s[len(replicas_items)](*replicas_items)
         else:
             _w.write_count(out, len(replicas_items), True)
             _w.write_fixed_array(out, replicas_items, "i")
@@ -896,9 +851,6 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         adding_replicas_items = state.adding_replicas
         if adding_replicas_items is None:
                 raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(adding_replicas_items) + 1)
-            out += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
         else:
             _w.write_count(out, len(adding_replicas_items), True)
             _w.write_fixed_array(out, adding_replicas_items, "i")
@@ -906,9 +858,6 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         removing_replicas_items = state.removing_replicas
         if removing_replicas_items is None:
                 raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(removing_replicas_items) + 1)
-            out += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
         else:
             _w.write_count(out, len(removing_replicas_items), True)
             _w.write_fixed_array(out, removing_replicas_items, "i")
@@ -963,74 +912,37 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
     state.topic_name = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, controller_epoch, leader, leader_epoch"
         state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
         pos += 16
         field = "isr"
-        isr_n = buf[pos] - 1
-        if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        isr_n, pos = _w.read_count(buf, pos, True)
+        if isr_n < 0:
+            raise DecodeError("non-nullable field isr was null", offset=pos)
         else:
-            isr_end = pos + 1 + isr_n * 4
-            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = isr_end
-            else:
-                isr_n, pos = _w.read_count(buf, pos, True)
-                if isr_n < 0:
-                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                else:
-                    state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+            state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "partition_epoch"
         (state.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
         pos += 4
         field = "replicas"
-        replicas_n = buf[pos] - 1
-        if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        replicas_n, pos = _w.read_count(buf, pos, True)
+        if replicas_n < 0:
+            raise DecodeError("non-nullable field replicas was null", offset=pos)
         else:
-            replicas_end = pos + 1 + replicas_n * 4
-            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = replicas_end
-            else:
-                replicas_n, pos = _w.read_count(buf, pos, True)
-                if replicas_n < 0:
-                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                else:
-                    state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+            state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "adding_replicas"
-        adding_replicas_n = buf[pos] - 1
-        if adding_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+        if adding_replicas_n < 0:
+            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
         else:
-            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = adding_replicas_end
-            else:
-                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                if adding_replicas_n < 0:
-                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                else:
-                    state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+            state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
         field = "removing_replicas"
-        removing_replicas_n = buf[pos] - 1
-        if removing_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+        if removing_replicas_n < 0:
+            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
         else:
-            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = removing_replicas_end
-            else:
-                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                if removing_replicas_n < 0:
-                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                else:
-                    state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+            state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         field = "is_new, leader_recovery_state"
         state.is_new, state.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
         pos += 2
@@ -1054,9 +966,6 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         isr_items = state.isr
         if isr_items is None:
                 raise EncodeError("field isr is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(isr_items) + 1)
-            out += _pack_int32s[len(isr_items)](*isr_items)
         else:
             _w.write_count(out, len(isr_items), True)
             _w.write_fixed_array(out, isr_items, "i")
@@ -1066,9 +975,6 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         replicas_items = state.replicas
         if replicas_items is None:
                 raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(replicas_items) + 1)
-            out += _pack_int32s[len(replicas_items)](*replicas_items)
         else:
             _w.write_count(out, len(replicas_items), True)
             _w.write_fixed_array(out, replicas_items, "i")
@@ -1076,9 +982,6 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         adding_replicas_items = state.adding_replicas
         if adding_replicas_items is None:
                 raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(adding_replicas_items) + 1)
-            out += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
         else:
             _w.write_count(out, len(adding_replicas_items), True)
             _w.write_fixed_array(out, adding_replicas_items, "i")
@@ -1086,9 +989,6 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         removing_replicas_items = state.removing_replicas
         if removing_replicas_items is None:
                 raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(removing_replicas_items) + 1)
-            out += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
         else:
             _w.write_count(out, len(removing_replicas_items), True)
             _w.write_fixed_array(out, removing_replicas_items, "i")
@@ -1155,39 +1055,9 @@ def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for partition_states_index in range(partition_states_n):
-                try:
-                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                    partition_states_item.topic_name = ''
-                    partition_states_item.leader_recovery_state = 0
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "partition_epoch"
-                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "is_new"
-                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                    pos += 1
-                    partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_states[]", partition_states_index
-                    raise failure from None
+            for index in range(partition_states_n):
+                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v2(buf, pos)
                 partition_states_items.append(partition_states_item)
-            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1248,51 +1118,9 @@ def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for partition_states_index in range(partition_states_n):
-                try:
-                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                    partition_states_item.topic_name = ''
-                    partition_states_item.leader_recovery_state = 0
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "partition_epoch"
-                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "adding_replicas"
-                    adding_replicas_n, pos = _w.read_count(buf, pos, False)
-                    if adding_replicas_n < 0:
-                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                    else:
-                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                    field = "removing_replicas"
-                    removing_replicas_n, pos = _w.read_count(buf, pos, False)
-                    if removing_replicas_n < 0:
-                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                    else:
-                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                    field = "is_new"
-                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                    pos += 1
-                    partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_states[]", partition_states_index
-                    raise failure from None
+            for index in range(partition_states_n):
+                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v3(buf, pos)
                 partition_states_items.append(partition_states_item)
-            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1341,123 +1169,22 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            state.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                state.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n = buf[pos] - 1
-        if partition_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_states_n, pos = _w.read_count(buf, pos, True)
+        if partition_states_n < 0:
+            raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_states_n, pos = _w.read_count(buf, pos, True)
-            if partition_states_n < 0:
-                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-            elif partition_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_states_items: list[LeaderAndIsrPartitionState] = []
-                for partition_states_index in range(partition_states_n):
-                    try:
-                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                        partition_states_item.topic_name = ''
-                        partition_states_item.leader_recovery_state = 0
-                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                        pos += 16
-                        field = "isr"
-                        isr_n = buf[pos] - 1
-                        if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            isr_end = pos + 1 + isr_n * 4
-                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = isr_end
-                            else:
-                                isr_n, pos = _w.read_count(buf, pos, True)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                        field = "partition_epoch"
-                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                        pos += 4
-                        field = "replicas"
-                        replicas_n = buf[pos] - 1
-                        if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            replicas_end = pos + 1 + replicas_n * 4
-                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = replicas_end
-                            else:
-                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                if replicas_n < 0:
-                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                        field = "adding_replicas"
-                        adding_replicas_n = buf[pos] - 1
-                        if adding_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = adding_replicas_end
-                            else:
-                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if adding_replicas_n < 0:
-                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                        field = "removing_replicas"
-                        removing_replicas_n = buf[pos] - 1
-                        if removing_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = removing_replicas_end
-                            else:
-                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if removing_replicas_n < 0:
-                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                        field = "is_new"
-                        (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                        pos += 1
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_states[]", partition_states_index
-                        raise failure from None
-                    partition_states_items.append(partition_states_item)
-                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                state.partition_states = partition_states_items
+            partition_states_items: list[LeaderAndIsrPartitionState] = []
+            for index in range(partition_states_n):
+                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v4_5(buf, pos)
+                partition_states_items.append(partition_states_item)
+            state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1475,20 +1202,11 @@ def _write_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState, out: bytearr
         field = "topic_name"
         if state.topic_name is None:
             raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
-        topic_name_utf8 = state.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, state.topic_name)
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
                 raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
-        elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_states_items) + 1)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
         else:
             _w.write_count(out, len(partition_states_items), True)
             for partition_states_item in partition_states_items:
@@ -1525,125 +1243,24 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
     state = blank_instance(LeaderAndIsrTopicState)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            state.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                state.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n = buf[pos] - 1
-        if partition_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_states_n, pos = _w.read_count(buf, pos, True)
+        if partition_states_n < 0:
+            raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_states_n, pos = _w.read_count(buf, pos, True)
-            if partition_states_n < 0:
-                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-            elif partition_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_states_items: list[LeaderAndIsrPartitionState] = []
-                for partition_states_index in range(partition_states_n):
-                    try:
-                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                        partition_states_item.topic_name = ''
-                        partition_states_item.leader_recovery_state = 0
-                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                        pos += 16
-                        field = "isr"
-                        isr_n = buf[pos] - 1
-                        if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            isr_end = pos + 1 + isr_n * 4
-                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = isr_end
-                            else:
-                                isr_n, pos = _w.read_count(buf, pos, True)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                        field = "partition_epoch"
-                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                        pos += 4
-                        field = "replicas"
-                        replicas_n = buf[pos] - 1
-                        if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            replicas_end = pos + 1 + replicas_n * 4
-                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = replicas_end
-                            else:
-                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                if replicas_n < 0:
-                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                        field = "adding_replicas"
-                        adding_replicas_n = buf[pos] - 1
-                        if adding_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = adding_replicas_end
-                            else:
-                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if adding_replicas_n < 0:
-                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                        field = "removing_replicas"
-                        removing_replicas_n = buf[pos] - 1
-                        if removing_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = removing_replicas_end
-                            else:
-                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if removing_replicas_n < 0:
-                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                        field = "is_new"
-                        (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                        pos += 1
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_states[]", partition_states_index
-                        raise failure from None
-                    partition_states_items.append(partition_states_item)
-                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                state.partition_states = partition_states_items
+            partition_states_items: list[LeaderAndIsrPartitionState] = []
+            for index in range(partition_states_n):
+                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v4_5(buf, pos)
+                partition_states_items.append(partition_states_item)
+            state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1661,22 +1278,13 @@ def _write_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState, out: bytearr
         field = "topic_name"
         if state.topic_name is None:
             raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
-        topic_name_utf8 = state.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, state.topic_name)
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
                 raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
-        elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_states_items) + 1)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
         else:
             _w.write_count(out, len(partition_states_items), True)
             for partition_states_item in partition_states_items:
@@ -1714,124 +1322,24 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
     state = blank_instance(LeaderAndIsrTopicState)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            state.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                state.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n = buf[pos] - 1
-        if partition_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_states_n, pos = _w.read_count(buf, pos, True)
+        if partition_states_n < 0:
+            raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_states_n, pos = _w.read_count(buf, pos, True)
-            if partition_states_n < 0:
-                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-            elif partition_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_states_items: list[LeaderAndIsrPartitionState] = []
-                for partition_states_index in range(partition_states_n):
-                    try:
-                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                        partition_states_item.topic_name = ''
-                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                        pos += 16
-                        field = "isr"
-                        isr_n = buf[pos] - 1
-                        if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            isr_end = pos + 1 + isr_n * 4
-                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = isr_end
-                            else:
-                                isr_n, pos = _w.read_count(buf, pos, True)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                        field = "partition_epoch"
-                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                        pos += 4
-                        field = "replicas"
-                        replicas_n = buf[pos] - 1
-                        if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            replicas_end = pos + 1 + replicas_n * 4
-                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = replicas_end
-                            else:
-                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                if replicas_n < 0:
-                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                        field = "adding_replicas"
-                        adding_replicas_n = buf[pos] - 1
-                        if adding_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = adding_replicas_end
-                            else:
-                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if adding_replicas_n < 0:
-                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                        field = "removing_replicas"
-                        removing_replicas_n = buf[pos] - 1
-                        if removing_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = removing_replicas_end
-                            else:
-                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if removing_replicas_n < 0:
-                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                        field = "is_new, leader_recovery_state"
-                        partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_states[]", partition_states_index
-                        raise failure from None
-                    partition_states_items.append(partition_states_item)
-                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                state.partition_states = partition_states_items
+            partition_states_items: list[LeaderAndIsrPartitionState] = []
+            for index in range(partition_states_n):
+                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v6_7(buf, pos)
+                partition_states_items.append(partition_states_item)
+            state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1849,22 +1357,13 @@ def _write_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState, out: bytea
         field = "topic_name"
         if state.topic_name is None:
             raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
-        topic_name_utf8 = state.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, state.topic_name)
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
                 raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
-        elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_states_items) + 1)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v6_7(partition_states_item, out)
         else:
             _w.write_count(out, len(partition_states_items), True)
             for partition_states_item in partition_states_items:
@@ -1946,23 +1445,12 @@ def _read_LeaderAndIsrLiveLeader_v4_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
     leader = blank_instance(LeaderAndIsrLiveLeader)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "broker_id"
         (leader.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
         pos += 4
         field = "host_name"
-        host_name_n = buf[pos]  # the length + 1
-        if host_name_n == 1:  # the empty string
-            leader.host_name = ""
-            pos += 1
-        else:
-            host_name_end = pos + host_name_n
-            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
-                leader.host_name = buf[pos + 1:host_name_end].decode()
-                pos = host_name_end
-            else:
-                leader.host_name, pos = _w.read_compact_string_nn(buf, pos)
+        leader.host_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (leader.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
         pos += 4
@@ -1985,12 +1473,7 @@ def _write_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader, out: byte
         field = "host_name"
         if leader.host_name is None:
             raise EncodeError("field host_name is null, which LeaderAndIsrLiveLeader versions 4-7 do not allow (never nullable)")
-        host_name_utf8 = leader.host_name.encode()
-        if len(host_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_name_utf8) + 1)
-            out += host_name_utf8
-        else:
-            _w.write_compact_string(out, leader.host_name)
+        _w.write_compact_string(out, leader.host_name)
         field = "port"
         out += _pack_LeaderAndIsrLiveLeader_port(leader.port)
         field = "(tagged fields)"
@@ -2034,38 +1517,9 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
-                try:
-                    ungrouped_partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                    ungrouped_partition_states_item.is_new = False
-                    ungrouped_partition_states_item.leader_recovery_state = 0
-                    field = "topic_name"
-                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "partition_epoch"
-                    (ungrouped_partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    ungrouped_partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
-                    raise failure from None
+            for index in range(ungrouped_partition_states_n):
+                ungrouped_partition_states_item, pos = _read_LeaderAndIsrPartitionState_v0(buf, pos)
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2076,24 +1530,9 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for live_leaders_index in range(live_leaders_n):
-                try:
-                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                    field = "broker_id"
-                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                    pos += 4
-                    field = "host_name"
-                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                    pos += 4
-                    live_leaders_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_leaders[]", live_leaders_index
-                    raise failure from None
+            for index in range(live_leaders_n):
+                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
                 live_leaders_items.append(live_leaders_item)
-            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2175,40 +1614,9 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
-                try:
-                    ungrouped_partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                    ungrouped_partition_states_item.leader_recovery_state = 0
-                    field = "topic_name"
-                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "partition_epoch"
-                    (ungrouped_partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "is_new"
-                    (ungrouped_partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                    pos += 1
-                    ungrouped_partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
-                    raise failure from None
+            for index in range(ungrouped_partition_states_n):
+                ungrouped_partition_states_item, pos = _read_LeaderAndIsrPartitionState_v1(buf, pos)
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2219,24 +1627,9 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for live_leaders_index in range(live_leaders_n):
-                try:
-                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                    field = "broker_id"
-                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                    pos += 4
-                    field = "host_name"
-                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                    pos += 4
-                    live_leaders_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_leaders[]", live_leaders_index
-                    raise failure from None
+            for index in range(live_leaders_n):
+                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
                 live_leaders_items.append(live_leaders_item)
-            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2317,62 +1710,9 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                    topic_states_item.topic_id = _ZERO_UUID
-                    field = "topic_name"
-                    topic_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n, pos = _w.read_count(buf, pos, False)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_states_items: list[LeaderAndIsrPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                partition_states_item.topic_name = ''
-                                partition_states_item.leader_recovery_state = 0
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n, pos = _w.read_count(buf, pos, False)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "partition_epoch"
-                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n, pos = _w.read_count(buf, pos, False)
-                                if replicas_n < 0:
-                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "is_new"
-                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                                pos += 1
-                                partition_states_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    topic_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_LeaderAndIsrTopicState_v2(buf, pos)
                 topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2383,24 +1723,9 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for live_leaders_index in range(live_leaders_n):
-                try:
-                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                    field = "broker_id"
-                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                    pos += 4
-                    field = "host_name"
-                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                    pos += 4
-                    live_leaders_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_leaders[]", live_leaders_index
-                    raise failure from None
+            for index in range(live_leaders_n):
+                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
                 live_leaders_items.append(live_leaders_item)
-            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2481,74 +1806,9 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                    topic_states_item.topic_id = _ZERO_UUID
-                    field = "topic_name"
-                    topic_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n, pos = _w.read_count(buf, pos, False)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_states_items: list[LeaderAndIsrPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                partition_states_item.topic_name = ''
-                                partition_states_item.leader_recovery_state = 0
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n, pos = _w.read_count(buf, pos, False)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "partition_epoch"
-                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n, pos = _w.read_count(buf, pos, False)
-                                if replicas_n < 0:
-                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "adding_replicas"
-                                adding_replicas_n, pos = _w.read_count(buf, pos, False)
-                                if adding_replicas_n < 0:
-                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                field = "removing_replicas"
-                                removing_replicas_n, pos = _w.read_count(buf, pos, False)
-                                if removing_replicas_n < 0:
-                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                field = "is_new"
-                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                                pos += 1
-                                partition_states_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    topic_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_LeaderAndIsrTopicState_v3(buf, pos)
                 topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2559,24 +1819,9 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for live_leaders_index in range(live_leaders_n):
-                try:
-                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                    field = "broker_id"
-                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                    pos += 4
-                    field = "host_name"
-                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                    pos += 4
-                    live_leaders_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_leaders[]", live_leaders_index
-                    raise failure from None
+            for index in range(live_leaders_n):
+                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
                 live_leaders_items.append(live_leaders_item)
-            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2644,209 +1889,36 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
     request.type = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, controller_epoch, broker_epoch"
         request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_LeaderAndIsrRequest_controller_id_to_broker_epoch(buf, pos)
         pos += 16
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n = buf[pos] - 1
-        if topic_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_states_n, pos = _w.read_count(buf, pos, True)
+        if topic_states_n < 0:
+            raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_states_n, pos = _w.read_count(buf, pos, True)
-            if topic_states_n < 0:
-                raise DecodeError("non-nullable field topic_states was null", offset=pos)
-            elif topic_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_states_items: list[LeaderAndIsrTopicState] = []
-                for topic_states_index in range(topic_states_n):
-                    try:
-                        topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                        topic_states_item.topic_id = _ZERO_UUID
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_states_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_states[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_states_n = buf[pos] - 1
-                        if partition_states_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_states_n, pos = _w.read_count(buf, pos, True)
-                            if partition_states_n < 0:
-                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                            elif partition_states_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_states_items: list[LeaderAndIsrPartitionState] = []
-                                for partition_states_index in range(partition_states_n):
-                                    try:
-                                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                        partition_states_item.topic_name = ''
-                                        partition_states_item.leader_recovery_state = 0
-                                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 16
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "partition_epoch"
-                                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "adding_replicas"
-                                        adding_replicas_n = buf[pos] - 1
-                                        if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = adding_replicas_end
-                                            else:
-                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if adding_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                        field = "removing_replicas"
-                                        removing_replicas_n = buf[pos] - 1
-                                        if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = removing_replicas_end
-                                            else:
-                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if removing_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                        field = "is_new"
-                                        (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                                        pos += 1
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_states_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_states[]", partition_states_index
-                                        raise failure from None
-                                    partition_states_items.append(partition_states_item)
-                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                                topic_states_item.partition_states = partition_states_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_states[]", topic_states_index
-                        raise failure from None
-                    topic_states_items.append(topic_states_item)
-                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-                request.topic_states = topic_states_items
+            topic_states_items: list[LeaderAndIsrTopicState] = []
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_LeaderAndIsrTopicState_v4(buf, pos)
+                topic_states_items.append(topic_states_item)
+            request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n = buf[pos] - 1
-        if live_leaders_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        live_leaders_n, pos = _w.read_count(buf, pos, True)
+        if live_leaders_n < 0:
+            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                live_leaders_n, pos = _w.read_count(buf, pos, True)
-            if live_leaders_n < 0:
-                raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-            elif live_leaders_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-                for live_leaders_index in range(live_leaders_n):
-                    try:
-                        live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                        field = "broker_id"
-                        (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                        pos += 4
-                        field = "host_name"
-                        host_name_n = buf[pos]  # the length + 1
-                        if host_name_n == 1:  # the empty string
-                            live_leaders_item.host_name = ""
-                            pos += 1
-                        else:
-                            host_name_end = pos + host_name_n
-                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
-                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                                pos = host_name_end
-                            else:
-                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            live_leaders_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "live_leaders[]", live_leaders_index
-                        raise failure from None
-                    live_leaders_items.append(live_leaders_item)
-                field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
-                request.live_leaders = live_leaders_items
+            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
+            for index in range(live_leaders_n):
+                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+                live_leaders_items.append(live_leaders_item)
+            request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2873,10 +1945,6 @@ def _write_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest, out: bytearray) 
         topic_states_items = request.topic_states
         if topic_states_items is None:
                 raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
-        elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_states_items) + 1)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v4(topic_states_item, out)
         else:
             _w.write_count(out, len(topic_states_items), True)
             for topic_states_item in topic_states_items:
@@ -2885,10 +1953,6 @@ def _write_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest, out: bytearray) 
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
                 raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
-        elif len(live_leaders_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(live_leaders_items) + 1)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         else:
             _w.write_count(out, len(live_leaders_items), True)
             for live_leaders_item in live_leaders_items:
@@ -2932,210 +1996,36 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
     request.is_kraft_controller = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, controller_epoch, broker_epoch, type"
         request.controller_id, request.controller_epoch, request.broker_epoch, request.type = _unpack_LeaderAndIsrRequest_controller_id_to_type(buf, pos)
         pos += 17
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n = buf[pos] - 1
-        if topic_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_states_n, pos = _w.read_count(buf, pos, True)
+        if topic_states_n < 0:
+            raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_states_n, pos = _w.read_count(buf, pos, True)
-            if topic_states_n < 0:
-                raise DecodeError("non-nullable field topic_states was null", offset=pos)
-            elif topic_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_states_items: list[LeaderAndIsrTopicState] = []
-                for topic_states_index in range(topic_states_n):
-                    try:
-                        topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_states_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partition_states[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_states_n = buf[pos] - 1
-                        if partition_states_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_states_n, pos = _w.read_count(buf, pos, True)
-                            if partition_states_n < 0:
-                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                            elif partition_states_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_states_items: list[LeaderAndIsrPartitionState] = []
-                                for partition_states_index in range(partition_states_n):
-                                    try:
-                                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                        partition_states_item.topic_name = ''
-                                        partition_states_item.leader_recovery_state = 0
-                                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 16
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "partition_epoch"
-                                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "adding_replicas"
-                                        adding_replicas_n = buf[pos] - 1
-                                        if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = adding_replicas_end
-                                            else:
-                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if adding_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                        field = "removing_replicas"
-                                        removing_replicas_n = buf[pos] - 1
-                                        if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = removing_replicas_end
-                                            else:
-                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if removing_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                        field = "is_new"
-                                        (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                                        pos += 1
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_states_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_states[]", partition_states_index
-                                        raise failure from None
-                                    partition_states_items.append(partition_states_item)
-                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                                topic_states_item.partition_states = partition_states_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_states[]", topic_states_index
-                        raise failure from None
-                    topic_states_items.append(topic_states_item)
-                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-                request.topic_states = topic_states_items
+            topic_states_items: list[LeaderAndIsrTopicState] = []
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_LeaderAndIsrTopicState_v5(buf, pos)
+                topic_states_items.append(topic_states_item)
+            request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n = buf[pos] - 1
-        if live_leaders_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        live_leaders_n, pos = _w.read_count(buf, pos, True)
+        if live_leaders_n < 0:
+            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                live_leaders_n, pos = _w.read_count(buf, pos, True)
-            if live_leaders_n < 0:
-                raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-            elif live_leaders_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-                for live_leaders_index in range(live_leaders_n):
-                    try:
-                        live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                        field = "broker_id"
-                        (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                        pos += 4
-                        field = "host_name"
-                        host_name_n = buf[pos]  # the length + 1
-                        if host_name_n == 1:  # the empty string
-                            live_leaders_item.host_name = ""
-                            pos += 1
-                        else:
-                            host_name_end = pos + host_name_n
-                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
-                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                                pos = host_name_end
-                            else:
-                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            live_leaders_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "live_leaders[]", live_leaders_index
-                        raise failure from None
-                    live_leaders_items.append(live_leaders_item)
-                field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
-                request.live_leaders = live_leaders_items
+            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
+            for index in range(live_leaders_n):
+                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+                live_leaders_items.append(live_leaders_item)
+            request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3160,10 +2050,6 @@ def _write_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest, out: bytearray) 
         topic_states_items = request.topic_states
         if topic_states_items is None:
                 raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
-        elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_states_items) + 1)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v5(topic_states_item, out)
         else:
             _w.write_count(out, len(topic_states_items), True)
             for topic_states_item in topic_states_items:
@@ -3172,10 +2058,6 @@ def _write_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest, out: bytearray) 
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
                 raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
-        elif len(live_leaders_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(live_leaders_items) + 1)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         else:
             _w.write_count(out, len(live_leaders_items), True)
             for live_leaders_item in live_leaders_items:
@@ -3219,209 +2101,36 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
     request.is_kraft_controller = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, controller_epoch, broker_epoch, type"
         request.controller_id, request.controller_epoch, request.broker_epoch, request.type = _unpack_LeaderAndIsrRequest_controller_id_to_type(buf, pos)
         pos += 17
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n = buf[pos] - 1
-        if topic_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_states_n, pos = _w.read_count(buf, pos, True)
+        if topic_states_n < 0:
+            raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_states_n, pos = _w.read_count(buf, pos, True)
-            if topic_states_n < 0:
-                raise DecodeError("non-nullable field topic_states was null", offset=pos)
-            elif topic_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_states_items: list[LeaderAndIsrTopicState] = []
-                for topic_states_index in range(topic_states_n):
-                    try:
-                        topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_states_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partition_states[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_states_n = buf[pos] - 1
-                        if partition_states_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_states_n, pos = _w.read_count(buf, pos, True)
-                            if partition_states_n < 0:
-                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                            elif partition_states_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_states_items: list[LeaderAndIsrPartitionState] = []
-                                for partition_states_index in range(partition_states_n):
-                                    try:
-                                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                        partition_states_item.topic_name = ''
-                                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 16
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "partition_epoch"
-                                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "adding_replicas"
-                                        adding_replicas_n = buf[pos] - 1
-                                        if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = adding_replicas_end
-                                            else:
-                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if adding_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                        field = "removing_replicas"
-                                        removing_replicas_n = buf[pos] - 1
-                                        if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = removing_replicas_end
-                                            else:
-                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if removing_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                        field = "is_new, leader_recovery_state"
-                                        partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
-                                        pos += 2
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_states_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_states[]", partition_states_index
-                                        raise failure from None
-                                    partition_states_items.append(partition_states_item)
-                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                                topic_states_item.partition_states = partition_states_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_states[]", topic_states_index
-                        raise failure from None
-                    topic_states_items.append(topic_states_item)
-                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-                request.topic_states = topic_states_items
+            topic_states_items: list[LeaderAndIsrTopicState] = []
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_LeaderAndIsrTopicState_v6_7(buf, pos)
+                topic_states_items.append(topic_states_item)
+            request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n = buf[pos] - 1
-        if live_leaders_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        live_leaders_n, pos = _w.read_count(buf, pos, True)
+        if live_leaders_n < 0:
+            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                live_leaders_n, pos = _w.read_count(buf, pos, True)
-            if live_leaders_n < 0:
-                raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-            elif live_leaders_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-                for live_leaders_index in range(live_leaders_n):
-                    try:
-                        live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                        field = "broker_id"
-                        (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                        pos += 4
-                        field = "host_name"
-                        host_name_n = buf[pos]  # the length + 1
-                        if host_name_n == 1:  # the empty string
-                            live_leaders_item.host_name = ""
-                            pos += 1
-                        else:
-                            host_name_end = pos + host_name_n
-                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
-                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                                pos = host_name_end
-                            else:
-                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            live_leaders_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "live_leaders[]", live_leaders_index
-                        raise failure from None
-                    live_leaders_items.append(live_leaders_item)
-                field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
-                request.live_leaders = live_leaders_items
+            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
+            for index in range(live_leaders_n):
+                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+                live_leaders_items.append(live_leaders_item)
+            request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3446,10 +2155,6 @@ def _write_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest, out: bytearray) 
         topic_states_items = request.topic_states
         if topic_states_items is None:
                 raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
-        elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_states_items) + 1)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
         else:
             _w.write_count(out, len(topic_states_items), True)
             for topic_states_item in topic_states_items:
@@ -3458,10 +2163,6 @@ def _write_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest, out: bytearray) 
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
                 raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
-        elif len(live_leaders_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(live_leaders_items) + 1)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         else:
             _w.write_count(out, len(live_leaders_items), True)
             for live_leaders_item in live_leaders_items:
@@ -3504,209 +2205,36 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
     request = blank_instance(LeaderAndIsrRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch, type"
         request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch, request.type = _unpack_LeaderAndIsrRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch_type(buf, pos)
         pos += 18
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n = buf[pos] - 1
-        if topic_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_states_n, pos = _w.read_count(buf, pos, True)
+        if topic_states_n < 0:
+            raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_states_n, pos = _w.read_count(buf, pos, True)
-            if topic_states_n < 0:
-                raise DecodeError("non-nullable field topic_states was null", offset=pos)
-            elif topic_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_states_items: list[LeaderAndIsrTopicState] = []
-                for topic_states_index in range(topic_states_n):
-                    try:
-                        topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_states_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partition_states[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_states_n = buf[pos] - 1
-                        if partition_states_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_states_n, pos = _w.read_count(buf, pos, True)
-                            if partition_states_n < 0:
-                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                            elif partition_states_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_states_items: list[LeaderAndIsrPartitionState] = []
-                                for partition_states_index in range(partition_states_n):
-                                    try:
-                                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                        partition_states_item.topic_name = ''
-                                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 16
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "partition_epoch"
-                                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "adding_replicas"
-                                        adding_replicas_n = buf[pos] - 1
-                                        if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = adding_replicas_end
-                                            else:
-                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if adding_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                        field = "removing_replicas"
-                                        removing_replicas_n = buf[pos] - 1
-                                        if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = removing_replicas_end
-                                            else:
-                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if removing_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                        field = "is_new, leader_recovery_state"
-                                        partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
-                                        pos += 2
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_states_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_states[]", partition_states_index
-                                        raise failure from None
-                                    partition_states_items.append(partition_states_item)
-                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                                topic_states_item.partition_states = partition_states_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_states[]", topic_states_index
-                        raise failure from None
-                    topic_states_items.append(topic_states_item)
-                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-                request.topic_states = topic_states_items
+            topic_states_items: list[LeaderAndIsrTopicState] = []
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_LeaderAndIsrTopicState_v6_7(buf, pos)
+                topic_states_items.append(topic_states_item)
+            request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n = buf[pos] - 1
-        if live_leaders_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        live_leaders_n, pos = _w.read_count(buf, pos, True)
+        if live_leaders_n < 0:
+            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                live_leaders_n, pos = _w.read_count(buf, pos, True)
-            if live_leaders_n < 0:
-                raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-            elif live_leaders_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-                for live_leaders_index in range(live_leaders_n):
-                    try:
-                        live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                        field = "broker_id"
-                        (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                        pos += 4
-                        field = "host_name"
-                        host_name_n = buf[pos]  # the length + 1
-                        if host_name_n == 1:  # the empty string
-                            live_leaders_item.host_name = ""
-                            pos += 1
-                        else:
-                            host_name_end = pos + host_name_n
-                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
-                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                                pos = host_name_end
-                            else:
-                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            live_leaders_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "live_leaders[]", live_leaders_index
-                        raise failure from None
-                    live_leaders_items.append(live_leaders_item)
-                field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
-                request.live_leaders = live_leaders_items
+            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
+            for index in range(live_leaders_n):
+                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+                live_leaders_items.append(live_leaders_item)
+            request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3729,10 +2257,6 @@ def _write_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest, out: bytearray) 
         topic_states_items = request.topic_states
         if topic_states_items is None:
                 raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
-        elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_states_items) + 1)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
         else:
             _w.write_count(out, len(topic_states_items), True)
             for topic_states_item in topic_states_items:
@@ -3741,10 +2265,6 @@ def _write_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest, out: bytearray) 
         live_leaders_items = request.live_leaders
         if live_leaders_items is None:
                 raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
-        elif len(live_leaders_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(live_leaders_items) + 1)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         else:
             _w.write_count(out, len(live_leaders_items), True)
             for live_leaders_item in live_leaders_items:

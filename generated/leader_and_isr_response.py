@@ -250,20 +250,9 @@ def _read_LeaderAndIsrPartitionError_v4(buf: bytes, pos: int) -> tuple[LeaderAnd
     leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            leader_and_isr_partition_error.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                leader_and_isr_partition_error.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                leader_and_isr_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        leader_and_isr_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index, error_code"
         leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
         pos += 6
@@ -284,12 +273,7 @@ def _write_LeaderAndIsrPartitionError_v4(leader_and_isr_partition_error: LeaderA
         field = "topic_name"
         if leader_and_isr_partition_error.topic_name is None:
             raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionError version 4 does not allow (never nullable)")
-        topic_name_utf8 = leader_and_isr_partition_error.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, leader_and_isr_partition_error.topic_name)
+        _w.write_compact_string(out, leader_and_isr_partition_error.topic_name)
         field = "partition_index, error_code"
         out += _pack_LeaderAndIsrPartitionError_partition_index_error_code(leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code)
         field = "(tagged fields)"
@@ -362,46 +346,22 @@ def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
     leader_and_isr_topic_error = blank_instance(LeaderAndIsrTopicError)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         leader_and_isr_topic_error.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_errors_n = buf[pos] - 1
-        if partition_errors_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_errors_n, pos = _w.read_count(buf, pos, True)
+        if partition_errors_n < 0:
+            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_errors_n, pos = _w.read_count(buf, pos, True)
-            if partition_errors_n < 0:
-                raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-            elif partition_errors_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_errors_items: list[LeaderAndIsrPartitionError] = []
-                for partition_errors_index in range(partition_errors_n):
-                    try:
-                        partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
-                        partition_errors_item.topic_name = ''
-                        field = "partition_index, error_code"
-                        partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
-                        pos += 6
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_errors_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_errors[]", partition_errors_index
-                        raise failure from None
-                    partition_errors_items.append(partition_errors_item)
-                field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
-                leader_and_isr_topic_error.partition_errors = partition_errors_items
+            partition_errors_items: list[LeaderAndIsrPartitionError] = []
+            for index in range(partition_errors_n):
+                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v5_7(buf, pos)
+                partition_errors_items.append(partition_errors_item)
+            leader_and_isr_topic_error.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -422,10 +382,6 @@ def _write_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrT
         partition_errors_items = leader_and_isr_topic_error.partition_errors
         if partition_errors_items is None:
                 raise EncodeError("field partition_errors is null, which LeaderAndIsrTopicError versions 5-7 do not allow (never nullable)")
-        elif len(partition_errors_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_errors_items) + 1)
-            for partition_errors_item in partition_errors_items:
-                _write_LeaderAndIsrPartitionError_v5_7(partition_errors_item, out)
         else:
             _w.write_count(out, len(partition_errors_items), True)
             for partition_errors_item in partition_errors_items:
@@ -475,21 +431,9 @@ def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for partition_errors_index in range(partition_errors_n):
-                try:
-                    partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
-                    field = "topic_name"
-                    partition_errors_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index, error_code"
-                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
-                    pos += 6
-                    partition_errors_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_errors[]", partition_errors_index
-                    raise failure from None
+            for index in range(partition_errors_n):
+                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v0_3(buf, pos)
                 partition_errors_items.append(partition_errors_item)
-            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -536,58 +480,23 @@ def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRes
     response = blank_instance(LeaderAndIsrResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_LeaderAndIsrResponse_error_code(buf, pos)
         pos += 2
         field = "partition_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_errors_n = buf[pos] - 1
-        if partition_errors_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_errors_n, pos = _w.read_count(buf, pos, True)
+        if partition_errors_n < 0:
+            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_errors_n, pos = _w.read_count(buf, pos, True)
-            if partition_errors_n < 0:
-                raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-            elif partition_errors_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_errors_items: list[LeaderAndIsrPartitionError] = []
-                for partition_errors_index in range(partition_errors_n):
-                    try:
-                        partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            partition_errors_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_index, error_code"
-                        partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
-                        pos += 6
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_errors_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_errors[]", partition_errors_index
-                        raise failure from None
-                    partition_errors_items.append(partition_errors_item)
-                field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
-                response.partition_errors = partition_errors_items
+            partition_errors_items: list[LeaderAndIsrPartitionError] = []
+            for index in range(partition_errors_n):
+                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v4(buf, pos)
+                partition_errors_items.append(partition_errors_item)
+            response.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -610,10 +519,6 @@ def _write_LeaderAndIsrResponse_v4(response: LeaderAndIsrResponse, out: bytearra
         partition_errors_items = response.partition_errors
         if partition_errors_items is None:
                 raise EncodeError("field partition_errors is null, which LeaderAndIsrResponse version 4 does not allow (never nullable)")
-        elif len(partition_errors_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_errors_items) + 1)
-            for partition_errors_item in partition_errors_items:
-                _write_LeaderAndIsrPartitionError_v4(partition_errors_item, out)
         else:
             _w.write_count(out, len(partition_errors_items), True)
             for partition_errors_item in partition_errors_items:
@@ -649,81 +554,23 @@ def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
     response = blank_instance(LeaderAndIsrResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_LeaderAndIsrResponse_error_code(buf, pos)
         pos += 2
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(LeaderAndIsrTopicError)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partition_errors[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_errors_n = buf[pos] - 1
-                        if partition_errors_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_errors_n, pos = _w.read_count(buf, pos, True)
-                            if partition_errors_n < 0:
-                                raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-                            elif partition_errors_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_errors_items: list[LeaderAndIsrPartitionError] = []
-                                for partition_errors_index in range(partition_errors_n):
-                                    try:
-                                        partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
-                                        partition_errors_item.topic_name = ''
-                                        field = "partition_index, error_code"
-                                        partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
-                                        pos += 6
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_errors_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_errors[]", partition_errors_index
-                                        raise failure from None
-                                    partition_errors_items.append(partition_errors_item)
-                                field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
-                                topics_item.partition_errors = partition_errors_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_LeaderAndIsrTopicError_v5_7(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -746,10 +593,6 @@ def _write_LeaderAndIsrResponse_v5_7(response: LeaderAndIsrResponse, out: bytear
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which LeaderAndIsrResponse versions 5-7 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_LeaderAndIsrTopicError_v5_7(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

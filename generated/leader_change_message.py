@@ -254,83 +254,36 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
     message = blank_instance(LeaderChangeMessage)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "version, leader_id"
         message.version, message.leader_id = _unpack_LeaderChangeMessage_version_leader_id(buf, pos)
         pos += 6
         field = "voters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        voters_n = buf[pos] - 1
-        if voters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        voters_n, pos = _w.read_count(buf, pos, True)
+        if voters_n < 0:
+            raise DecodeError("non-nullable field voters was null", offset=pos)
+        elif voters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                voters_n, pos = _w.read_count(buf, pos, True)
-            if voters_n < 0:
-                raise DecodeError("non-nullable field voters was null", offset=pos)
-            elif voters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                voters_items: list[Voter] = []
-                for voters_index in range(voters_n):
-                    try:
-                        voters_item = blank_instance(Voter)
-                        voters_item.voter_directory_id = _ZERO_UUID
-                        field = "voter_id"
-                        (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            voters_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "voters[]", voters_index
-                        raise failure from None
-                    voters_items.append(voters_item)
-                field, index = "voters[]", voters_index  # as the last call would have left them
-                message.voters = voters_items
+            voters_items: list[Voter] = []
+            for index in range(voters_n):
+                voters_item, pos = _read_Voter_v0(buf, pos)
+                voters_items.append(voters_item)
+            message.voters = voters_items
         field = "granting_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        granting_voters_n = buf[pos] - 1
-        if granting_voters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        granting_voters_n, pos = _w.read_count(buf, pos, True)
+        if granting_voters_n < 0:
+            raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+        elif granting_voters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if granting_voters_n < 0x7F and granting_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                granting_voters_n, pos = _w.read_count(buf, pos, True)
-            if granting_voters_n < 0:
-                raise DecodeError("non-nullable field granting_voters was null", offset=pos)
-            elif granting_voters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                granting_voters_items: list[Voter] = []
-                for granting_voters_index in range(granting_voters_n):
-                    try:
-                        granting_voters_item = blank_instance(Voter)
-                        granting_voters_item.voter_directory_id = _ZERO_UUID
-                        field = "voter_id"
-                        (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            granting_voters_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "granting_voters[]", granting_voters_index
-                        raise failure from None
-                    granting_voters_items.append(granting_voters_item)
-                field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
-                message.granting_voters = granting_voters_items
+            granting_voters_items: list[Voter] = []
+            for index in range(granting_voters_n):
+                granting_voters_item, pos = _read_Voter_v0(buf, pos)
+                granting_voters_items.append(granting_voters_item)
+            message.granting_voters = granting_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -351,10 +304,6 @@ def _write_LeaderChangeMessage_v0(message: LeaderChangeMessage, out: bytearray) 
         voters_items = message.voters
         if voters_items is None:
                 raise EncodeError("field voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
-        elif len(voters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(voters_items) + 1)
-            for voters_item in voters_items:
-                _write_Voter_v0(voters_item, out)
         else:
             _w.write_count(out, len(voters_items), True)
             for voters_item in voters_items:
@@ -363,10 +312,6 @@ def _write_LeaderChangeMessage_v0(message: LeaderChangeMessage, out: bytearray) 
         granting_voters_items = message.granting_voters
         if granting_voters_items is None:
                 raise EncodeError("field granting_voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
-        elif len(granting_voters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(granting_voters_items) + 1)
-            for granting_voters_item in granting_voters_items:
-                _write_Voter_v0(granting_voters_item, out)
         else:
             _w.write_count(out, len(granting_voters_items), True)
             for granting_voters_item in granting_voters_items:
@@ -409,85 +354,36 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
     message = blank_instance(LeaderChangeMessage)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "version, leader_id"
         message.version, message.leader_id = _unpack_LeaderChangeMessage_version_leader_id(buf, pos)
         pos += 6
         field = "voters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        voters_n = buf[pos] - 1
-        if voters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        voters_n, pos = _w.read_count(buf, pos, True)
+        if voters_n < 0:
+            raise DecodeError("non-nullable field voters was null", offset=pos)
+        elif voters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                voters_n, pos = _w.read_count(buf, pos, True)
-            if voters_n < 0:
-                raise DecodeError("non-nullable field voters was null", offset=pos)
-            elif voters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                voters_items: list[Voter] = []
-                for voters_index in range(voters_n):
-                    try:
-                        voters_item = blank_instance(Voter)
-                        field = "voter_id"
-                        (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                        pos += 4
-                        field = "voter_directory_id"
-                        voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            voters_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "voters[]", voters_index
-                        raise failure from None
-                    voters_items.append(voters_item)
-                field, index = "voters[]", voters_index  # as the last call would have left them
-                message.voters = voters_items
+            voters_items: list[Voter] = []
+            for index in range(voters_n):
+                voters_item, pos = _read_Voter_v1(buf, pos)
+                voters_items.append(voters_item)
+            message.voters = voters_items
         field = "granting_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        granting_voters_n = buf[pos] - 1
-        if granting_voters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        granting_voters_n, pos = _w.read_count(buf, pos, True)
+        if granting_voters_n < 0:
+            raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+        elif granting_voters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if granting_voters_n < 0x7F and granting_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                granting_voters_n, pos = _w.read_count(buf, pos, True)
-            if granting_voters_n < 0:
-                raise DecodeError("non-nullable field granting_voters was null", offset=pos)
-            elif granting_voters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                granting_voters_items: list[Voter] = []
-                for granting_voters_index in range(granting_voters_n):
-                    try:
-                        granting_voters_item = blank_instance(Voter)
-                        field = "voter_id"
-                        (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                        pos += 4
-                        field = "voter_directory_id"
-                        granting_voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            granting_voters_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "granting_voters[]", granting_voters_index
-                        raise failure from None
-                    granting_voters_items.append(granting_voters_item)
-                field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
-                message.granting_voters = granting_voters_items
+            granting_voters_items: list[Voter] = []
+            for index in range(granting_voters_n):
+                granting_voters_item, pos = _read_Voter_v1(buf, pos)
+                granting_voters_items.append(granting_voters_item)
+            message.granting_voters = granting_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -508,10 +404,6 @@ def _write_LeaderChangeMessage_v1(message: LeaderChangeMessage, out: bytearray) 
         voters_items = message.voters
         if voters_items is None:
                 raise EncodeError("field voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
-        elif len(voters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(voters_items) + 1)
-            for voters_item in voters_items:
-                _write_Voter_v1(voters_item, out)
         else:
             _w.write_count(out, len(voters_items), True)
             for voters_item in voters_items:
@@ -520,10 +412,6 @@ def _write_LeaderChangeMessage_v1(message: LeaderChangeMessage, out: bytearray) 
         granting_voters_items = message.granting_voters
         if granting_voters_items is None:
                 raise EncodeError("field granting_voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
-        elif len(granting_voters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(granting_voters_items) + 1)
-            for granting_voters_item in granting_voters_items:
-                _write_Voter_v1(granting_voters_item, out)
         else:
             _w.write_count(out, len(granting_voters_items), True)
             for granting_voters_item in granting_voters_items:

@@ -190,35 +190,11 @@ def _read_MemberIdentity_v4(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
     identity.reason = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            identity.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                identity.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            identity.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            identity.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                identity.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -236,12 +212,7 @@ def _write_MemberIdentity_v4(identity: MemberIdentity, out: bytearray) -> None:
         field = "member_id"
         if identity.member_id is None:
             raise EncodeError("field member_id is null, which MemberIdentity version 4 does not allow (never nullable)")
-        member_id_utf8 = identity.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, identity.member_id)
+        _w.write_compact_string(out, identity.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, identity.group_instance_id)
         field = "(tagged fields)"
@@ -270,50 +241,13 @@ def _read_MemberIdentity_v5(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
     identity = blank_instance(MemberIdentity)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            identity.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                identity.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            identity.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            identity.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                identity.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "reason"
-        reason_n = buf[pos]  # the length + 1
-        if reason_n == 1:  # the empty string
-            identity.reason = ""
-            pos += 1
-        elif reason_n == 0:  # null
-            identity.reason = None
-            pos += 1
-        else:
-            reason_end = pos + reason_n
-            if 0 < reason_n < 0x80 and reason_end <= size:  # the usual case: a short string
-                identity.reason = buf[pos + 1:reason_end].decode()
-                pos = reason_end
-            else:
-                identity.reason, pos = _w.read_compact_string(buf, pos)
+        identity.reason, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -331,12 +265,7 @@ def _write_MemberIdentity_v5(identity: MemberIdentity, out: bytearray) -> None:
         field = "member_id"
         if identity.member_id is None:
             raise EncodeError("field member_id is null, which MemberIdentity version 5 does not allow (never nullable)")
-        member_id_utf8 = identity.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, identity.member_id)
+        _w.write_compact_string(out, identity.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, identity.group_instance_id)
         field = "reason"
@@ -424,21 +353,9 @@ def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberIdentity] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberIdentity)
-                    members_item.reason = None
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_MemberIdentity_v3(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             request.members = members_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -489,80 +406,22 @@ def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
     request.member_id = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[MemberIdentity] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(MemberIdentity)
-                        members_item.reason = None
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_instance_id"
-                        group_instance_id_n = buf[pos]  # the length + 1
-                        if group_instance_id_n == 1:  # the empty string
-                            members_item.group_instance_id = ""
-                            pos += 1
-                        elif group_instance_id_n == 0:  # null
-                            members_item.group_instance_id = None
-                            pos += 1
-                        else:
-                            group_instance_id_end = pos + group_instance_id_n
-                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                pos = group_instance_id_end
-                            else:
-                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                request.members = members_items
+            members_items: list[MemberIdentity] = []
+            for index in range(members_n):
+                members_item, pos = _read_MemberIdentity_v4(buf, pos)
+                members_items.append(members_item)
+            request.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -582,20 +441,11 @@ def _write_LeaveGroupRequest_v4(request: LeaveGroupRequest, out: bytearray) -> N
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "members[]"
         members_items = request.members
         if members_items is None:
                 raise EncodeError("field members is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_MemberIdentity_v4(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:
@@ -633,94 +483,22 @@ def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
     request.member_id = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[MemberIdentity] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(MemberIdentity)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_instance_id"
-                        group_instance_id_n = buf[pos]  # the length + 1
-                        if group_instance_id_n == 1:  # the empty string
-                            members_item.group_instance_id = ""
-                            pos += 1
-                        elif group_instance_id_n == 0:  # null
-                            members_item.group_instance_id = None
-                            pos += 1
-                        else:
-                            group_instance_id_end = pos + group_instance_id_n
-                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                pos = group_instance_id_end
-                            else:
-                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "reason"
-                        reason_n = buf[pos]  # the length + 1
-                        if reason_n == 1:  # the empty string
-                            members_item.reason = ""
-                            pos += 1
-                        elif reason_n == 0:  # null
-                            members_item.reason = None
-                            pos += 1
-                        else:
-                            reason_end = pos + reason_n
-                            if 0 < reason_n < 0x80 and reason_end <= size:  # the usual case: a short string
-                                members_item.reason = buf[pos + 1:reason_end].decode()
-                                pos = reason_end
-                            else:
-                                members_item.reason, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                request.members = members_items
+            members_items: list[MemberIdentity] = []
+            for index in range(members_n):
+                members_item, pos = _read_MemberIdentity_v5(buf, pos)
+                members_items.append(members_item)
+            request.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -740,20 +518,11 @@ def _write_LeaveGroupRequest_v5(request: LeaveGroupRequest, out: bytearray) -> N
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "members[]"
         members_items = request.members
         if members_items is None:
                 raise EncodeError("field members is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_MemberIdentity_v5(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:

@@ -203,35 +203,11 @@ def _read_MemberResponse_v4_5(buf: bytes, pos: int) -> tuple[MemberResponse, int
     response = blank_instance(MemberResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            response.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                response.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            response.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            response.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                response.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                response.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        response.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "error_code"
         (response.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
         pos += 2
@@ -252,12 +228,7 @@ def _write_MemberResponse_v4_5(response: MemberResponse, out: bytearray) -> None
         field = "member_id"
         if response.member_id is None:
             raise EncodeError("field member_id is null, which MemberResponse versions 4-5 do not allow (never nullable)")
-        member_id_utf8 = response.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, response.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, response.group_instance_id)
         field = "error_code"
@@ -370,23 +341,9 @@ def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRespons
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberResponse] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberResponse)
-                    field = "member_id"
-                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
-                    field = "error_code"
-                    (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
-                    pos += 2
-                    members_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
+            for index in range(members_n):
+                members_item, pos = _read_MemberResponse_v3(buf, pos)
                 members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -431,73 +388,23 @@ def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupRespo
     response = blank_instance(LeaveGroupResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_LeaveGroupResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[MemberResponse] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(MemberResponse)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_instance_id"
-                        group_instance_id_n = buf[pos]  # the length + 1
-                        if group_instance_id_n == 1:  # the empty string
-                            members_item.group_instance_id = ""
-                            pos += 1
-                        elif group_instance_id_n == 0:  # null
-                            members_item.group_instance_id = None
-                            pos += 1
-                        else:
-                            group_instance_id_end = pos + group_instance_id_n
-                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                pos = group_instance_id_end
-                            else:
-                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "error_code"
-                        (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                response.members = members_items
+            members_items: list[MemberResponse] = []
+            for index in range(members_n):
+                members_item, pos = _read_MemberResponse_v4_5(buf, pos)
+                members_items.append(members_item)
+            response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -518,10 +425,6 @@ def _write_LeaveGroupResponse_v4_5(response: LeaveGroupResponse, out: bytearray)
         members_items = response.members
         if members_items is None:
                 raise EncodeError("field members is null, which LeaveGroupResponse versions 4-5 do not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_MemberResponse_v4_5(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:

@@ -140,20 +140,9 @@ def _read_ClientMetricsResource_v0(buf: bytes, pos: int) -> tuple[ClientMetricsR
     resource = blank_instance(ClientMetricsResource)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            resource.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                resource.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                resource.name, pos = _w.read_compact_string_nn(buf, pos)
+        resource.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -171,12 +160,7 @@ def _write_ClientMetricsResource_v0(resource: ClientMetricsResource, out: bytear
         field = "name"
         if resource.name is None:
             raise EncodeError("field name is null, which ClientMetricsResource version 0 does not allow (never nullable)")
-        name_utf8 = resource.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, resource.name)
+        _w.write_compact_string(out, resource.name)
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -202,55 +186,23 @@ def _read_ListClientMetricsResourcesResponse_v0(buf: bytes, pos: int) -> tuple[L
     response = blank_instance(ListClientMetricsResourcesResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListClientMetricsResourcesResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "client_metrics_resources[]"
         index = -1  # no element yet: an error in the count names the array itself
-        client_metrics_resources_n = buf[pos] - 1
-        if client_metrics_resources_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        client_metrics_resources_n, pos = _w.read_count(buf, pos, True)
+        if client_metrics_resources_n < 0:
+            raise DecodeError("non-nullable field client_metrics_resources was null", offset=pos)
+        elif client_metrics_resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if client_metrics_resources_n < 0x7F and client_metrics_resources_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                client_metrics_resources_n, pos = _w.read_count(buf, pos, True)
-            if client_metrics_resources_n < 0:
-                raise DecodeError("non-nullable field client_metrics_resources was null", offset=pos)
-            elif client_metrics_resources_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                client_metrics_resources_items: list[ClientMetricsResource] = []
-                for client_metrics_resources_index in range(client_metrics_resources_n):
-                    try:
-                        client_metrics_resources_item = blank_instance(ClientMetricsResource)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            client_metrics_resources_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                client_metrics_resources_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                client_metrics_resources_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            client_metrics_resources_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            client_metrics_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "client_metrics_resources[]", client_metrics_resources_index
-                        raise failure from None
-                    client_metrics_resources_items.append(client_metrics_resources_item)
-                field, index = "client_metrics_resources[]", client_metrics_resources_index  # as the last call would have left them
-                response.client_metrics_resources = client_metrics_resources_items
+            client_metrics_resources_items: list[ClientMetricsResource] = []
+            for index in range(client_metrics_resources_n):
+                client_metrics_resources_item, pos = _read_ClientMetricsResource_v0(buf, pos)
+                client_metrics_resources_items.append(client_metrics_resources_item)
+            response.client_metrics_resources = client_metrics_resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -271,10 +223,6 @@ def _write_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsReso
         client_metrics_resources_items = response.client_metrics_resources
         if client_metrics_resources_items is None:
                 raise EncodeError("field client_metrics_resources is null, which ListClientMetricsResourcesResponse version 0 does not allow (never nullable)")
-        elif len(client_metrics_resources_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(client_metrics_resources_items) + 1)
-            for client_metrics_resources_item in client_metrics_resources_items:
-                _write_ClientMetricsResource_v0(client_metrics_resources_item, out)
         else:
             _w.write_count(out, len(client_metrics_resources_items), True)
             for client_metrics_resources_item in client_metrics_resources_items:

@@ -17,11 +17,6 @@ from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
-# Precompiled struct calls, named after the fields they read (one call per run of fixed-width
-# fields, or per row of an array of fixed-width structs).
-_unpack_int8s = _w.UNPACK_ARRAY["b"]
-_pack_int8s = _w.PACK_ARRAY["b"]
-
 
 class ListConfigResourcesRequest(GeneratedStruct):
     """Kafka's ListConfigResourcesRequest (request, apiKey 74), versions 0-1, flexible versions 0+."""
@@ -123,23 +118,13 @@ def _read_ListConfigResourcesRequest_v1(buf: bytes, pos: int) -> tuple[ListConfi
     request = blank_instance(ListConfigResourcesRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resource_types"
-        resource_types_n = buf[pos] - 1
-        if resource_types_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        resource_types_n, pos = _w.read_count(buf, pos, True)
+        if resource_types_n < 0:
+            raise DecodeError("non-nullable field resource_types was null", offset=pos)
         else:
-            resource_types_end = pos + 1 + resource_types_n * 1
-            if 0 < resource_types_n < 32 and resource_types_end <= size:  # the usual case: a short array
-                request.resource_types = [*_unpack_int8s[resource_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = resource_types_end
-            else:
-                resource_types_n, pos = _w.read_count(buf, pos, True)
-                if resource_types_n < 0:
-                    raise DecodeError("non-nullable field resource_types was null", offset=pos)
-                else:
-                    request.resource_types, pos = _w.read_fixed_array(buf, pos, resource_types_n, "b", 1)
+            request.resource_types, pos = _w.read_fixed_array(buf, pos, resource_types_n, "b", 1)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -158,9 +143,6 @@ def _write_ListConfigResourcesRequest_v1(request: ListConfigResourcesRequest, ou
         resource_types_items = request.resource_types
         if resource_types_items is None:
                 raise EncodeError("field resource_types is null, which ListConfigResourcesRequest version 1 does not allow (never nullable)")
-        elif len(resource_types_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(resource_types_items) + 1)
-            out += _pack_int8s[len(resource_types_items)](*resource_types_items)
         else:
             _w.write_count(out, len(resource_types_items), True)
             _w.write_fixed_array(out, resource_types_items, "b")

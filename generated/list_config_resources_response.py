@@ -151,20 +151,9 @@ def _read_ConfigResource_v0(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
     resource.resource_type = 16
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resource_name"
-        resource_name_n = buf[pos]  # the length + 1
-        if resource_name_n == 1:  # the empty string
-            resource.resource_name = ""
-            pos += 1
-        else:
-            resource_name_end = pos + resource_name_n
-            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                resource.resource_name = buf[pos + 1:resource_name_end].decode()
-                pos = resource_name_end
-            else:
-                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+        resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -182,12 +171,7 @@ def _write_ConfigResource_v0(resource: ConfigResource, out: bytearray) -> None:
         field = "resource_name"
         if resource.resource_name is None:
             raise EncodeError("field resource_name is null, which ConfigResource version 0 does not allow (never nullable)")
-        resource_name_utf8 = resource.resource_name.encode()
-        if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(resource_name_utf8) + 1)
-            out += resource_name_utf8
-        else:
-            _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, resource.resource_name)
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -213,20 +197,9 @@ def _read_ConfigResource_v1(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
     resource = blank_instance(ConfigResource)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "resource_name"
-        resource_name_n = buf[pos]  # the length + 1
-        if resource_name_n == 1:  # the empty string
-            resource.resource_name = ""
-            pos += 1
-        else:
-            resource_name_end = pos + resource_name_n
-            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                resource.resource_name = buf[pos + 1:resource_name_end].decode()
-                pos = resource_name_end
-            else:
-                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+        resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "resource_type"
         (resource.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
         pos += 1
@@ -247,12 +220,7 @@ def _write_ConfigResource_v1(resource: ConfigResource, out: bytearray) -> None:
         field = "resource_name"
         if resource.resource_name is None:
             raise EncodeError("field resource_name is null, which ConfigResource version 1 does not allow (never nullable)")
-        resource_name_utf8 = resource.resource_name.encode()
-        if len(resource_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(resource_name_utf8) + 1)
-            out += resource_name_utf8
-        else:
-            _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, resource.resource_name)
         field = "resource_type"
         out += _pack_ConfigResource_resource_type(resource.resource_type)
         field = "(tagged fields)"
@@ -280,56 +248,23 @@ def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConf
     response = blank_instance(ListConfigResourcesResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListConfigResourcesResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "config_resources[]"
         index = -1  # no element yet: an error in the count names the array itself
-        config_resources_n = buf[pos] - 1
-        if config_resources_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        config_resources_n, pos = _w.read_count(buf, pos, True)
+        if config_resources_n < 0:
+            raise DecodeError("non-nullable field config_resources was null", offset=pos)
+        elif config_resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if config_resources_n < 0x7F and config_resources_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                config_resources_n, pos = _w.read_count(buf, pos, True)
-            if config_resources_n < 0:
-                raise DecodeError("non-nullable field config_resources was null", offset=pos)
-            elif config_resources_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                config_resources_items: list[ConfigResource] = []
-                for config_resources_index in range(config_resources_n):
-                    try:
-                        config_resources_item = blank_instance(ConfigResource)
-                        config_resources_item.resource_type = 16
-                        field = "resource_name"
-                        resource_name_n = buf[pos]  # the length + 1
-                        if resource_name_n == 1:  # the empty string
-                            config_resources_item.resource_name = ""
-                            pos += 1
-                        else:
-                            resource_name_end = pos + resource_name_n
-                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                pos = resource_name_end
-                            else:
-                                config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            config_resources_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "config_resources[]", config_resources_index
-                        raise failure from None
-                    config_resources_items.append(config_resources_item)
-                field, index = "config_resources[]", config_resources_index  # as the last call would have left them
-                response.config_resources = config_resources_items
+            config_resources_items: list[ConfigResource] = []
+            for index in range(config_resources_n):
+                config_resources_item, pos = _read_ConfigResource_v0(buf, pos)
+                config_resources_items.append(config_resources_item)
+            response.config_resources = config_resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -350,10 +285,6 @@ def _write_ListConfigResourcesResponse_v0(response: ListConfigResourcesResponse,
         config_resources_items = response.config_resources
         if config_resources_items is None:
                 raise EncodeError("field config_resources is null, which ListConfigResourcesResponse version 0 does not allow (never nullable)")
-        elif len(config_resources_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(config_resources_items) + 1)
-            for config_resources_item in config_resources_items:
-                _write_ConfigResource_v0(config_resources_item, out)
         else:
             _w.write_count(out, len(config_resources_items), True)
             for config_resources_item in config_resources_items:
@@ -389,58 +320,23 @@ def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConf
     response = blank_instance(ListConfigResourcesResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListConfigResourcesResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "config_resources[]"
         index = -1  # no element yet: an error in the count names the array itself
-        config_resources_n = buf[pos] - 1
-        if config_resources_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        config_resources_n, pos = _w.read_count(buf, pos, True)
+        if config_resources_n < 0:
+            raise DecodeError("non-nullable field config_resources was null", offset=pos)
+        elif config_resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if config_resources_n < 0x7F and config_resources_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                config_resources_n, pos = _w.read_count(buf, pos, True)
-            if config_resources_n < 0:
-                raise DecodeError("non-nullable field config_resources was null", offset=pos)
-            elif config_resources_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                config_resources_items: list[ConfigResource] = []
-                for config_resources_index in range(config_resources_n):
-                    try:
-                        config_resources_item = blank_instance(ConfigResource)
-                        field = "resource_name"
-                        resource_name_n = buf[pos]  # the length + 1
-                        if resource_name_n == 1:  # the empty string
-                            config_resources_item.resource_name = ""
-                            pos += 1
-                        else:
-                            resource_name_end = pos + resource_name_n
-                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                pos = resource_name_end
-                            else:
-                                config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "resource_type"
-                        (config_resources_item.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
-                        pos += 1
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            config_resources_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "config_resources[]", config_resources_index
-                        raise failure from None
-                    config_resources_items.append(config_resources_item)
-                field, index = "config_resources[]", config_resources_index  # as the last call would have left them
-                response.config_resources = config_resources_items
+            config_resources_items: list[ConfigResource] = []
+            for index in range(config_resources_n):
+                config_resources_item, pos = _read_ConfigResource_v1(buf, pos)
+                config_resources_items.append(config_resources_item)
+            response.config_resources = config_resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -461,10 +357,6 @@ def _write_ListConfigResourcesResponse_v1(response: ListConfigResourcesResponse,
         config_resources_items = response.config_resources
         if config_resources_items is None:
                 raise EncodeError("field config_resources is null, which ListConfigResourcesResponse version 1 does not allow (never nullable)")
-        elif len(config_resources_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(config_resources_items) + 1)
-            for config_resources_item in config_resources_items:
-                _write_ConfigResource_v1(config_resources_item, out)
         else:
             _w.write_count(out, len(config_resources_items), True)
             for config_resources_item in config_resources_items:

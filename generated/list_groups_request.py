@@ -160,28 +160,20 @@ def _read_ListGroupsRequest_v4(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
     request = blank_instance(ListGroupsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "states_filter"
         index = -1  # no element yet: an error in the count names the array itself
-        states_filter_n = buf[pos] - 1
-        if states_filter_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        states_filter_n, pos = _w.read_count(buf, pos, True)
+        if states_filter_n < 0:
+            raise DecodeError("non-nullable field states_filter was null", offset=pos)
+        elif states_filter_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if states_filter_n < 0x7F and states_filter_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                states_filter_n, pos = _w.read_count(buf, pos, True)
-            if states_filter_n < 0:
-                raise DecodeError("non-nullable field states_filter was null", offset=pos)
-            elif states_filter_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                states_filter_items: list[str] = []
-                for index in range(states_filter_n):
-                    states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
-                    states_filter_items.append(states_filter_item)
-                request.states_filter = states_filter_items
+            states_filter_items: list[str] = []
+            for index in range(states_filter_n):
+                states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
+                states_filter_items.append(states_filter_item)
+            request.states_filter = states_filter_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -202,12 +194,6 @@ def _write_ListGroupsRequest_v4(request: ListGroupsRequest, out: bytearray) -> N
         states_filter_items = request.states_filter
         if states_filter_items is None:
                 raise EncodeError("field states_filter is null, which ListGroupsRequest version 4 does not allow (never nullable)")
-        elif len(states_filter_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(states_filter_items) + 1)
-            for states_filter_item in states_filter_items:
-                if states_filter_item is None:
-                    raise EncodeError("null element in array states_filter")
-                _w.write_compact_string(out, states_filter_item)
         else:
             _w.write_count(out, len(states_filter_items), True)
             for states_filter_item in states_filter_items:
@@ -245,48 +231,33 @@ def _read_ListGroupsRequest_v5(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
     request = blank_instance(ListGroupsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "states_filter"
         index = -1  # no element yet: an error in the count names the array itself
-        states_filter_n = buf[pos] - 1
-        if states_filter_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        states_filter_n, pos = _w.read_count(buf, pos, True)
+        if states_filter_n < 0:
+            raise DecodeError("non-nullable field states_filter was null", offset=pos)
+        elif states_filter_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if states_filter_n < 0x7F and states_filter_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                states_filter_n, pos = _w.read_count(buf, pos, True)
-            if states_filter_n < 0:
-                raise DecodeError("non-nullable field states_filter was null", offset=pos)
-            elif states_filter_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                states_filter_items: list[str] = []
-                for index in range(states_filter_n):
-                    states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
-                    states_filter_items.append(states_filter_item)
-                request.states_filter = states_filter_items
+            states_filter_items: list[str] = []
+            for index in range(states_filter_n):
+                states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
+                states_filter_items.append(states_filter_item)
+            request.states_filter = states_filter_items
         field = "types_filter"
         index = -1  # no element yet: an error in the count names the array itself
-        types_filter_n = buf[pos] - 1
-        if types_filter_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        types_filter_n, pos = _w.read_count(buf, pos, True)
+        if types_filter_n < 0:
+            raise DecodeError("non-nullable field types_filter was null", offset=pos)
+        elif types_filter_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if types_filter_n < 0x7F and types_filter_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                types_filter_n, pos = _w.read_count(buf, pos, True)
-            if types_filter_n < 0:
-                raise DecodeError("non-nullable field types_filter was null", offset=pos)
-            elif types_filter_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                types_filter_items: list[str] = []
-                for index in range(types_filter_n):
-                    types_filter_item, pos = _w.read_compact_string_nn(buf, pos)
-                    types_filter_items.append(types_filter_item)
-                request.types_filter = types_filter_items
+            types_filter_items: list[str] = []
+            for index in range(types_filter_n):
+                types_filter_item, pos = _w.read_compact_string_nn(buf, pos)
+                types_filter_items.append(types_filter_item)
+            request.types_filter = types_filter_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -305,12 +276,6 @@ def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> N
         states_filter_items = request.states_filter
         if states_filter_items is None:
                 raise EncodeError("field states_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
-        elif len(states_filter_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(states_filter_items) + 1)
-            for states_filter_item in states_filter_items:
-                if states_filter_item is None:
-                    raise EncodeError("null element in array states_filter")
-                _w.write_compact_string(out, states_filter_item)
         else:
             _w.write_count(out, len(states_filter_items), True)
             for states_filter_item in states_filter_items:
@@ -321,12 +286,6 @@ def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> N
         types_filter_items = request.types_filter
         if types_filter_items is None:
                 raise EncodeError("field types_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
-        elif len(types_filter_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(types_filter_items) + 1)
-            for types_filter_item in types_filter_items:
-                if types_filter_item is None:
-                    raise EncodeError("null element in array types_filter")
-                _w.write_compact_string(out, types_filter_item)
         else:
             _w.write_count(out, len(types_filter_items), True)
             for types_filter_item in types_filter_items:

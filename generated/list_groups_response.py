@@ -207,32 +207,11 @@ def _read_ListedGroup_v3(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
     group.group_type = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            group.protocol_type = ""
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+        group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -250,21 +229,11 @@ def _write_ListedGroup_v3(group: ListedGroup, out: bytearray) -> None:
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which ListedGroup version 3 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "protocol_type"
         if group.protocol_type is None:
             raise EncodeError("field protocol_type is null, which ListedGroup version 3 does not allow (never nullable)")
-        protocol_type_utf8 = group.protocol_type.encode()
-        if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_type_utf8) + 1)
-            out += protocol_type_utf8
-        else:
-            _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, group.protocol_type)
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -292,44 +261,13 @@ def _read_ListedGroup_v4(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
     group.group_type = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            group.protocol_type = ""
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+        group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_n = buf[pos]  # the length + 1
-        if group_state_n == 1:  # the empty string
-            group.group_state = ""
-            pos += 1
-        else:
-            group_state_end = pos + group_state_n
-            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                group.group_state = buf[pos + 1:group_state_end].decode()
-                pos = group_state_end
-            else:
-                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -347,30 +285,15 @@ def _write_ListedGroup_v4(group: ListedGroup, out: bytearray) -> None:
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which ListedGroup version 4 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "protocol_type"
         if group.protocol_type is None:
             raise EncodeError("field protocol_type is null, which ListedGroup version 4 does not allow (never nullable)")
-        protocol_type_utf8 = group.protocol_type.encode()
-        if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_type_utf8) + 1)
-            out += protocol_type_utf8
-        else:
-            _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, group.protocol_type)
         field = "group_state"
         if group.group_state is None:
             raise EncodeError("field group_state is null, which ListedGroup version 4 does not allow (never nullable)")
-        group_state_utf8 = group.group_state.encode()
-        if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_state_utf8) + 1)
-            out += group_state_utf8
-        else:
-            _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, group.group_state)
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -398,56 +321,15 @@ def _read_ListedGroup_v5(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
     group = blank_instance(ListedGroup)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            group.protocol_type = ""
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+        group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_n = buf[pos]  # the length + 1
-        if group_state_n == 1:  # the empty string
-            group.group_state = ""
-            pos += 1
-        else:
-            group_state_end = pos + group_state_n
-            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                group.group_state = buf[pos + 1:group_state_end].decode()
-                pos = group_state_end
-            else:
-                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_type"
-        group_type_n = buf[pos]  # the length + 1
-        if group_type_n == 1:  # the empty string
-            group.group_type = ""
-            pos += 1
-        else:
-            group_type_end = pos + group_type_n
-            if 0 < group_type_n < 0x80 and group_type_end <= size:  # the usual case: a short string
-                group.group_type = buf[pos + 1:group_type_end].decode()
-                pos = group_type_end
-            else:
-                group.group_type, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -465,39 +347,19 @@ def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which ListedGroup version 5 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "protocol_type"
         if group.protocol_type is None:
             raise EncodeError("field protocol_type is null, which ListedGroup version 5 does not allow (never nullable)")
-        protocol_type_utf8 = group.protocol_type.encode()
-        if len(protocol_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(protocol_type_utf8) + 1)
-            out += protocol_type_utf8
-        else:
-            _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, group.protocol_type)
         field = "group_state"
         if group.group_state is None:
             raise EncodeError("field group_state is null, which ListedGroup version 5 does not allow (never nullable)")
-        group_state_utf8 = group.group_state.encode()
-        if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_state_utf8) + 1)
-            out += group_state_utf8
-        else:
-            _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, group.group_state)
         field = "group_type"
         if group.group_type is None:
             raise EncodeError("field group_type is null, which ListedGroup version 5 does not allow (never nullable)")
-        group_type_utf8 = group.group_type.encode()
-        if len(group_type_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_type_utf8) + 1)
-            out += group_type_utf8
-        else:
-            _w.write_compact_string(out, group.group_type)
+        _w.write_compact_string(out, group.group_type)
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -540,22 +402,9 @@ def _read_ListGroupsResponse_v0(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[ListedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(ListedGroup)
-                    groups_item.group_state = ''
-                    groups_item.group_type = ''
-                    field = "group_id"
-                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_type"
-                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
-                    groups_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
+            for index in range(groups_n):
+                groups_item, pos = _read_ListedGroup_v0_2(buf, pos)
                 groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -613,22 +462,9 @@ def _read_ListGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[ListGroupsRespo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[ListedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(ListedGroup)
-                    groups_item.group_state = ''
-                    groups_item.group_type = ''
-                    field = "group_id"
-                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
-                    field = "protocol_type"
-                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
-                    groups_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
+            for index in range(groups_n):
+                groups_item, pos = _read_ListedGroup_v0_2(buf, pos)
                 groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -673,69 +509,23 @@ def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsRespons
     response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListGroupsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[ListedGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(ListedGroup)
-                        groups_item.group_state = ''
-                        groups_item.group_type = ''
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "protocol_type"
-                        protocol_type_n = buf[pos]  # the length + 1
-                        if protocol_type_n == 1:  # the empty string
-                            groups_item.protocol_type = ""
-                            pos += 1
-                        else:
-                            protocol_type_end = pos + protocol_type_n
-                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                                pos = protocol_type_end
-                            else:
-                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[ListedGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_ListedGroup_v3(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -756,10 +546,6 @@ def _write_ListGroupsResponse_v3(response: ListGroupsResponse, out: bytearray) -
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which ListGroupsResponse version 3 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_ListedGroup_v3(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:
@@ -795,80 +581,23 @@ def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsRespons
     response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListGroupsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[ListedGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(ListedGroup)
-                        groups_item.group_type = ''
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "protocol_type"
-                        protocol_type_n = buf[pos]  # the length + 1
-                        if protocol_type_n == 1:  # the empty string
-                            groups_item.protocol_type = ""
-                            pos += 1
-                        else:
-                            protocol_type_end = pos + protocol_type_n
-                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                                pos = protocol_type_end
-                            else:
-                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_state"
-                        group_state_n = buf[pos]  # the length + 1
-                        if group_state_n == 1:  # the empty string
-                            groups_item.group_state = ""
-                            pos += 1
-                        else:
-                            group_state_end = pos + group_state_n
-                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                                pos = group_state_end
-                            else:
-                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[ListedGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_ListedGroup_v4(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -889,10 +618,6 @@ def _write_ListGroupsResponse_v4(response: ListGroupsResponse, out: bytearray) -
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which ListGroupsResponse version 4 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_ListedGroup_v4(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:
@@ -928,91 +653,23 @@ def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsRespons
     response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListGroupsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[ListedGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(ListedGroup)
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "protocol_type"
-                        protocol_type_n = buf[pos]  # the length + 1
-                        if protocol_type_n == 1:  # the empty string
-                            groups_item.protocol_type = ""
-                            pos += 1
-                        else:
-                            protocol_type_end = pos + protocol_type_n
-                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                                pos = protocol_type_end
-                            else:
-                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_state"
-                        group_state_n = buf[pos]  # the length + 1
-                        if group_state_n == 1:  # the empty string
-                            groups_item.group_state = ""
-                            pos += 1
-                        else:
-                            group_state_end = pos + group_state_n
-                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                                pos = group_state_end
-                            else:
-                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_type"
-                        group_type_n = buf[pos]  # the length + 1
-                        if group_type_n == 1:  # the empty string
-                            groups_item.group_type = ""
-                            pos += 1
-                        else:
-                            group_type_end = pos + group_type_n
-                            if 0 < group_type_n < 0x80 and group_type_end <= size:  # the usual case: a short string
-                                groups_item.group_type = buf[pos + 1:group_type_end].decode()
-                                pos = group_type_end
-                            else:
-                                groups_item.group_type, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[ListedGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_ListedGroup_v5(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1033,10 +690,6 @@ def _write_ListGroupsResponse_v5(response: ListGroupsResponse, out: bytearray) -
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which ListGroupsResponse version 5 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_ListedGroup_v5(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:

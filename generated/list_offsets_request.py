@@ -397,20 +397,9 @@ def _read_ListOffsetsTopic_v0(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[ListOffsetsPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(ListOffsetsPartition)
-                    partitions_item.current_leader_epoch = -1
-                    field = "partition_index, timestamp, max_num_offsets"
-                    partitions_item.partition_index, partitions_item.timestamp, partitions_item.max_num_offsets = _unpack_ListOffsetsPartition_partition_index_to_max_num_offsets(buf, pos)
-                    pos += 16
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartition_v0(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -470,21 +459,9 @@ def _read_ListOffsetsTopic_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[ListOffsetsPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(ListOffsetsPartition)
-                    partitions_item.current_leader_epoch = -1
-                    partitions_item.max_num_offsets = 1
-                    field = "partition_index, timestamp"
-                    partitions_item.partition_index, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_timestamp(buf, pos)
-                    pos += 12
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartition_v1_3(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -544,20 +521,9 @@ def _read_ListOffsetsTopic_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[ListOffsetsPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(ListOffsetsPartition)
-                    partitions_item.max_num_offsets = 1
-                    field = "partition_index, current_leader_epoch, timestamp"
-                    partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
-                    pos += 16
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartition_v4_5(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -605,56 +571,22 @@ def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic
     topic = blank_instance(ListOffsetsTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[ListOffsetsPartition] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(ListOffsetsPartition)
-                        partitions_item.max_num_offsets = 1
-                        field = "partition_index, current_leader_epoch, timestamp"
-                        partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
-                        pos += 16
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                topic.partitions = partitions_items
+            partitions_items: list[ListOffsetsPartition] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartition_v6_11(buf, pos)
+                partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -672,20 +604,11 @@ def _write_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic, out: bytearray) -> No
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartition_v6_11(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -737,42 +660,9 @@ def _read_ListOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[ListOffsetsReques
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[ListOffsetsTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(ListOffsetsTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[ListOffsetsPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(ListOffsetsPartition)
-                                partitions_item.current_leader_epoch = -1
-                                field = "partition_index, timestamp, max_num_offsets"
-                                partitions_item.partition_index, partitions_item.timestamp, partitions_item.max_num_offsets = _unpack_ListOffsetsPartition_partition_index_to_max_num_offsets(buf, pos)
-                                pos += 16
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -834,43 +724,9 @@ def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsReques
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[ListOffsetsTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(ListOffsetsTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[ListOffsetsPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(ListOffsetsPartition)
-                                partitions_item.current_leader_epoch = -1
-                                partitions_item.max_num_offsets = 1
-                                field = "partition_index, timestamp"
-                                partitions_item.partition_index, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_timestamp(buf, pos)
-                                pos += 12
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -931,43 +787,9 @@ def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[ListOffsetsTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(ListOffsetsTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[ListOffsetsPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(ListOffsetsPartition)
-                                partitions_item.current_leader_epoch = -1
-                                partitions_item.max_num_offsets = 1
-                                field = "partition_index, timestamp"
-                                partitions_item.partition_index, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_timestamp(buf, pos)
-                                pos += 12
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1026,42 +848,9 @@ def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[ListOffsetsTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(ListOffsetsTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[ListOffsetsPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(ListOffsetsPartition)
-                                partitions_item.max_num_offsets = 1
-                                field = "partition_index, current_leader_epoch, timestamp"
-                                partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
-                                pos += 16
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v4_5(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1107,91 +896,23 @@ def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
     request.timeout_ms = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "replica_id, isolation_level"
         request.replica_id, request.isolation_level = _unpack_ListOffsetsRequest_replica_id_isolation_level(buf, pos)
         pos += 5
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[ListOffsetsTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(ListOffsetsTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[ListOffsetsPartition] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(ListOffsetsPartition)
-                                        partitions_item.max_num_offsets = 1
-                                        field = "partition_index, current_leader_epoch, timestamp"
-                                        partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
-                                        pos += 16
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[ListOffsetsTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1212,10 +933,6 @@ def _write_ListOffsetsRequest_v6_9(request: ListOffsetsRequest, out: bytearray) 
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ListOffsetsRequest versions 6-9 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v6_11(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1251,91 +968,23 @@ def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
     request = blank_instance(ListOffsetsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "replica_id, isolation_level"
         request.replica_id, request.isolation_level = _unpack_ListOffsetsRequest_replica_id_isolation_level(buf, pos)
         pos += 5
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[ListOffsetsTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(ListOffsetsTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[ListOffsetsPartition] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(ListOffsetsPartition)
-                                        partitions_item.max_num_offsets = 1
-                                        field = "partition_index, current_leader_epoch, timestamp"
-                                        partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
-                                        pos += 16
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[ListOffsetsTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ListOffsetsRequest_timeout_ms(buf, pos)
         pos += 4
@@ -1359,10 +1008,6 @@ def _write_ListOffsetsRequest_v10_11(request: ListOffsetsRequest, out: bytearray
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ListOffsetsRequest versions 10-11 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v6_11(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

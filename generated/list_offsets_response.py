@@ -415,28 +415,9 @@ def _read_ListOffsetsTopicResponse_v0(buf: bytes, pos: int) -> tuple[ListOffsets
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(ListOffsetsPartitionResponse)
-                    partitions_item.timestamp = -1
-                    partitions_item.offset = -1
-                    partitions_item.leader_epoch = -1
-                    field = "partition_index, error_code"
-                    partitions_item.partition_index, partitions_item.error_code = _unpack_ListOffsetsPartitionResponse_partition_index_error_code(buf, pos)
-                    pos += 6
-                    field = "old_style_offsets"
-                    old_style_offsets_n, pos = _w.read_count(buf, pos, False)
-                    if old_style_offsets_n < 0:
-                        raise DecodeError("non-nullable field old_style_offsets was null", offset=pos)
-                    else:
-                        partitions_item.old_style_offsets, pos = _w.read_fixed_array(buf, pos, old_style_offsets_n, "q", 8)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartitionResponse_v0(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -496,20 +477,9 @@ def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffse
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(ListOffsetsPartitionResponse)
-                    partitions_item.leader_epoch = -1
-                    field = "partition_index, error_code, timestamp, offset"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
-                    pos += 22
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartitionResponse_v1_3(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -569,19 +539,9 @@ def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffse
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(ListOffsetsPartitionResponse)
-                    field = "partition_index, error_code, timestamp, offset, leader_epoch"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
-                    pos += 26
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartitionResponse_v4_5(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -629,55 +589,22 @@ def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffs
     response = blank_instance(ListOffsetsTopicResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            response.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                response.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                response.name, pos = _w.read_compact_string_nn(buf, pos)
+        response.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[ListOffsetsPartitionResponse] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(ListOffsetsPartitionResponse)
-                        field = "partition_index, error_code, timestamp, offset, leader_epoch"
-                        partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
-                        pos += 26
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                response.partitions = partitions_items
+            partitions_items: list[ListOffsetsPartitionResponse] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartitionResponse_v6_11(buf, pos)
+                partitions_items.append(partitions_item)
+            response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -695,20 +622,11 @@ def _write_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse, ou
         field = "name"
         if response.name is None:
             raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
-        name_utf8 = response.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, response.name)
+        _w.write_compact_string(out, response.name)
         field = "partitions[]"
         partitions_items = response.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartitionResponse_v6_11(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -756,50 +674,9 @@ def _read_ListOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[ListOffsetsRespo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(ListOffsetsTopicResponse)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[ListOffsetsPartitionResponse] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
-                                partitions_item.timestamp = -1
-                                partitions_item.offset = -1
-                                partitions_item.leader_epoch = -1
-                                field = "partition_index, error_code"
-                                partitions_item.partition_index, partitions_item.error_code = _unpack_ListOffsetsPartitionResponse_partition_index_error_code(buf, pos)
-                                pos += 6
-                                field = "old_style_offsets"
-                                old_style_offsets_n, pos = _w.read_count(buf, pos, False)
-                                if old_style_offsets_n < 0:
-                                    raise DecodeError("non-nullable field old_style_offsets was null", offset=pos)
-                                else:
-                                    partitions_item.old_style_offsets, pos = _w.read_fixed_array(buf, pos, old_style_offsets_n, "q", 8)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopicResponse_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -853,42 +730,9 @@ def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRespo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(ListOffsetsTopicResponse)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[ListOffsetsPartitionResponse] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
-                                partitions_item.leader_epoch = -1
-                                field = "partition_index, error_code, timestamp, offset"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
-                                pos += 22
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -944,42 +788,9 @@ def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(ListOffsetsTopicResponse)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[ListOffsetsPartitionResponse] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
-                                partitions_item.leader_epoch = -1
-                                field = "partition_index, error_code, timestamp, offset"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
-                                pos += 22
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1037,41 +848,9 @@ def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(ListOffsetsTopicResponse)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[ListOffsetsPartitionResponse] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
-                                field = "partition_index, error_code, timestamp, offset, leader_epoch"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
-                                pos += 26
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopicResponse_v4_5(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1116,90 +895,23 @@ def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
     response = blank_instance(ListOffsetsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ListOffsetsResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[ListOffsetsTopicResponse] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(ListOffsetsTopicResponse)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[ListOffsetsPartitionResponse] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(ListOffsetsPartitionResponse)
-                                        field = "partition_index, error_code, timestamp, offset, leader_epoch"
-                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 26
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[ListOffsetsTopicResponse] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopicResponse_v6_11(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1220,10 +932,6 @@ def _write_ListOffsetsResponse_v6_11(response: ListOffsetsResponse, out: bytearr
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ListOffsetsResponse versions 6-11 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v6_11(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -21,8 +21,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_ListPartitionReassignmentsRequest_timeout_ms = struct.Struct(">i").unpack_from
 _pack_ListPartitionReassignmentsRequest_timeout_ms = struct.Struct(">i").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class ListPartitionReassignmentsTopics(GeneratedStruct):
@@ -143,35 +141,15 @@ def _read_ListPartitionReassignmentsTopics_v0(buf: bytes, pos: int) -> tuple[Lis
     topics = blank_instance(ListPartitionReassignmentsTopics)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topics.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topics.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topics.name, pos = _w.read_compact_string_nn(buf, pos)
+        topics.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
-        partition_indexes_n = buf[pos] - 1
-        if partition_indexes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+        if partition_indexes_n < 0:
+            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
         else:
-            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partition_indexes_end
-            else:
-                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                if partition_indexes_n < 0:
-                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                else:
-                    topics.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+            topics.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -189,19 +167,11 @@ def _write_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignment
         field = "name"
         if topics.name is None:
             raise EncodeError("field name is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
-        name_utf8 = topics.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topics.name)
+        _w.write_compact_string(out, topics.name)
         field = "partition_indexes"
         partition_indexes_items = topics.partition_indexes
         if partition_indexes_items is None:
                 raise EncodeError("field partition_indexes is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
-        elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_indexes_items) + 1)
-            out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
         else:
             _w.write_count(out, len(partition_indexes_items), True)
             _w.write_fixed_array(out, partition_indexes_items, "i")
@@ -236,71 +206,23 @@ def _read_ListPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[Li
     request = blank_instance(ListPartitionReassignmentsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ListPartitionReassignmentsRequest_timeout_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
             request.topics = []
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                request.topics = None
-            elif topics_n == 0:  # no element: no loop to set up
-                request.topics = []
-            else:
-                topics_items: list[ListPartitionReassignmentsTopics] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(ListPartitionReassignmentsTopics)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_indexes"
-                        partition_indexes_n = buf[pos] - 1
-                        if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partition_indexes_end
-                            else:
-                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                if partition_indexes_n < 0:
-                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                else:
-                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[ListPartitionReassignmentsTopics] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_ListPartitionReassignmentsTopics_v0(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -321,10 +243,6 @@ def _write_ListPartitionReassignmentsRequest_v0(request: ListPartitionReassignme
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_ListPartitionReassignmentsTopics_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

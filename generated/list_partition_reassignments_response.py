@@ -23,8 +23,6 @@ _unpack_OngoingPartitionReassignment_partition_index = struct.Struct(">i").unpac
 _pack_OngoingPartitionReassignment_partition_index = struct.Struct(">i").pack
 _unpack_ListPartitionReassignmentsResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
 _pack_ListPartitionReassignmentsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class OngoingPartitionReassignment(GeneratedStruct):
@@ -224,56 +222,28 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
     reassignment = blank_instance(OngoingPartitionReassignment)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index"
         (reassignment.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
         pos += 4
         field = "replicas"
-        replicas_n = buf[pos] - 1
-        if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        replicas_n, pos = _w.read_count(buf, pos, True)
+        if replicas_n < 0:
+            raise DecodeError("non-nullable field replicas was null", offset=pos)
         else:
-            replicas_end = pos + 1 + replicas_n * 4
-            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                reassignment.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = replicas_end
-            else:
-                replicas_n, pos = _w.read_count(buf, pos, True)
-                if replicas_n < 0:
-                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                else:
-                    reassignment.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+            reassignment.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "adding_replicas"
-        adding_replicas_n = buf[pos] - 1
-        if adding_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+        if adding_replicas_n < 0:
+            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
         else:
-            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                reassignment.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = adding_replicas_end
-            else:
-                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                if adding_replicas_n < 0:
-                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                else:
-                    reassignment.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+            reassignment.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
         field = "removing_replicas"
-        removing_replicas_n = buf[pos] - 1
-        if removing_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+        if removing_replicas_n < 0:
+            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
         else:
-            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                reassignment.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = removing_replicas_end
-            else:
-                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                if removing_replicas_n < 0:
-                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                else:
-                    reassignment.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+            reassignment.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -294,9 +264,6 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
         replicas_items = reassignment.replicas
         if replicas_items is None:
                 raise EncodeError("field replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
-        elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(replicas_items) + 1)
-            out += _pack_int32s[len(replicas_items)](*replicas_items)
         else:
             _w.write_count(out, len(replicas_items), True)
             _w.write_fixed_array(out, replicas_items, "i")
@@ -304,9 +271,6 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
         adding_replicas_items = reassignment.adding_replicas
         if adding_replicas_items is None:
                 raise EncodeError("field adding_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
-        elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(adding_replicas_items) + 1)
-            out += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
         else:
             _w.write_count(out, len(adding_replicas_items), True)
             _w.write_fixed_array(out, adding_replicas_items, "i")
@@ -314,9 +278,6 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
         removing_replicas_items = reassignment.removing_replicas
         if removing_replicas_items is None:
                 raise EncodeError("field removing_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
-        elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(removing_replicas_items) + 1)
-            out += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
         else:
             _w.write_count(out, len(removing_replicas_items), True)
             _w.write_fixed_array(out, removing_replicas_items, "i")
@@ -362,100 +323,22 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
     reassignment = blank_instance(OngoingTopicReassignment)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            reassignment.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                reassignment.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                reassignment.name, pos = _w.read_compact_string_nn(buf, pos)
+        reassignment.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[OngoingPartitionReassignment] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(OngoingPartitionReassignment)
-                        field = "partition_index"
-                        (partitions_item.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
-                        pos += 4
-                        field = "replicas"
-                        replicas_n = buf[pos] - 1
-                        if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            replicas_end = pos + 1 + replicas_n * 4
-                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = replicas_end
-                            else:
-                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                if replicas_n < 0:
-                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                else:
-                                    partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                        field = "adding_replicas"
-                        adding_replicas_n = buf[pos] - 1
-                        if adding_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = adding_replicas_end
-                            else:
-                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if adding_replicas_n < 0:
-                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                else:
-                                    partitions_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                        field = "removing_replicas"
-                        removing_replicas_n = buf[pos] - 1
-                        if removing_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = removing_replicas_end
-                            else:
-                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if removing_replicas_n < 0:
-                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                else:
-                                    partitions_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                reassignment.partitions = partitions_items
+            partitions_items: list[OngoingPartitionReassignment] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_OngoingPartitionReassignment_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            reassignment.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -473,20 +356,11 @@ def _write_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment, o
         field = "name"
         if reassignment.name is None:
             raise EncodeError("field name is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
-        name_utf8 = reassignment.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, reassignment.name)
+        _w.write_compact_string(out, reassignment.name)
         field = "partitions[]"
         partitions_items = reassignment.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_OngoingPartitionReassignment_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -523,150 +397,25 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
     response = blank_instance(ListPartitionReassignmentsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListPartitionReassignmentsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[OngoingTopicReassignment] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(OngoingTopicReassignment)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[OngoingPartitionReassignment] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(OngoingPartitionReassignment)
-                                        field = "partition_index"
-                                        (partitions_item.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                                else:
-                                                    partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "adding_replicas"
-                                        adding_replicas_n = buf[pos] - 1
-                                        if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                                partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = adding_replicas_end
-                                            else:
-                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if adding_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                                else:
-                                                    partitions_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                        field = "removing_replicas"
-                                        removing_replicas_n = buf[pos] - 1
-                                        if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                                partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = removing_replicas_end
-                                            else:
-                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if removing_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                                else:
-                                                    partitions_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[OngoingTopicReassignment] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_OngoingTopicReassignment_v0(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -689,10 +438,6 @@ def _write_ListPartitionReassignmentsResponse_v0(response: ListPartitionReassign
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ListPartitionReassignmentsResponse version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OngoingTopicReassignment_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -21,8 +21,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_ListTransactionsRequest_duration_filter = struct.Struct(">q").unpack_from
 _pack_ListTransactionsRequest_duration_filter = struct.Struct(">q").pack
-_unpack_int64s = _w.UNPACK_ARRAY["q"]
-_pack_int64s = _w.PACK_ARRAY["q"]
 
 
 class ListTransactionsRequest(GeneratedStruct):
@@ -107,43 +105,26 @@ def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransact
     request.transactional_id_pattern = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "state_filters"
         index = -1  # no element yet: an error in the count names the array itself
-        state_filters_n = buf[pos] - 1
-        if state_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        state_filters_n, pos = _w.read_count(buf, pos, True)
+        if state_filters_n < 0:
+            raise DecodeError("non-nullable field state_filters was null", offset=pos)
+        elif state_filters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if state_filters_n < 0x7F and state_filters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                state_filters_n, pos = _w.read_count(buf, pos, True)
-            if state_filters_n < 0:
-                raise DecodeError("non-nullable field state_filters was null", offset=pos)
-            elif state_filters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                state_filters_items: list[str] = []
-                for index in range(state_filters_n):
-                    state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                    state_filters_items.append(state_filters_item)
-                request.state_filters = state_filters_items
+            state_filters_items: list[str] = []
+            for index in range(state_filters_n):
+                state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
+                state_filters_items.append(state_filters_item)
+            request.state_filters = state_filters_items
         field = "producer_id_filters"
-        producer_id_filters_n = buf[pos] - 1
-        if producer_id_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        producer_id_filters_n, pos = _w.read_count(buf, pos, True)
+        if producer_id_filters_n < 0:
+            raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
         else:
-            producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
-            if 0 < producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = producer_id_filters_end
-            else:
-                producer_id_filters_n, pos = _w.read_count(buf, pos, True)
-                if producer_id_filters_n < 0:
-                    raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
-                else:
-                    request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
+            request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -166,12 +147,6 @@ def _write_ListTransactionsRequest_v0(request: ListTransactionsRequest, out: byt
         state_filters_items = request.state_filters
         if state_filters_items is None:
                 raise EncodeError("field state_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
-        elif len(state_filters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(state_filters_items) + 1)
-            for state_filters_item in state_filters_items:
-                if state_filters_item is None:
-                    raise EncodeError("null element in array state_filters")
-                _w.write_compact_string(out, state_filters_item)
         else:
             _w.write_count(out, len(state_filters_items), True)
             for state_filters_item in state_filters_items:
@@ -182,9 +157,6 @@ def _write_ListTransactionsRequest_v0(request: ListTransactionsRequest, out: byt
         producer_id_filters_items = request.producer_id_filters
         if producer_id_filters_items is None:
                 raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
-        elif len(producer_id_filters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(producer_id_filters_items) + 1)
-            out += _pack_int64s[len(producer_id_filters_items)](*producer_id_filters_items)
         else:
             _w.write_count(out, len(producer_id_filters_items), True)
             _w.write_fixed_array(out, producer_id_filters_items, "q")
@@ -226,43 +198,26 @@ def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransact
     request.transactional_id_pattern = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "state_filters"
         index = -1  # no element yet: an error in the count names the array itself
-        state_filters_n = buf[pos] - 1
-        if state_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        state_filters_n, pos = _w.read_count(buf, pos, True)
+        if state_filters_n < 0:
+            raise DecodeError("non-nullable field state_filters was null", offset=pos)
+        elif state_filters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if state_filters_n < 0x7F and state_filters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                state_filters_n, pos = _w.read_count(buf, pos, True)
-            if state_filters_n < 0:
-                raise DecodeError("non-nullable field state_filters was null", offset=pos)
-            elif state_filters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                state_filters_items: list[str] = []
-                for index in range(state_filters_n):
-                    state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                    state_filters_items.append(state_filters_item)
-                request.state_filters = state_filters_items
+            state_filters_items: list[str] = []
+            for index in range(state_filters_n):
+                state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
+                state_filters_items.append(state_filters_item)
+            request.state_filters = state_filters_items
         field = "producer_id_filters"
-        producer_id_filters_n = buf[pos] - 1
-        if producer_id_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        producer_id_filters_n, pos = _w.read_count(buf, pos, True)
+        if producer_id_filters_n < 0:
+            raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
         else:
-            producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
-            if 0 < producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = producer_id_filters_end
-            else:
-                producer_id_filters_n, pos = _w.read_count(buf, pos, True)
-                if producer_id_filters_n < 0:
-                    raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
-                else:
-                    request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
+            request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
         field = "duration_filter"
         (request.duration_filter,) = _unpack_ListTransactionsRequest_duration_filter(buf, pos)
         pos += 8
@@ -286,12 +241,6 @@ def _write_ListTransactionsRequest_v1(request: ListTransactionsRequest, out: byt
         state_filters_items = request.state_filters
         if state_filters_items is None:
                 raise EncodeError("field state_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
-        elif len(state_filters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(state_filters_items) + 1)
-            for state_filters_item in state_filters_items:
-                if state_filters_item is None:
-                    raise EncodeError("null element in array state_filters")
-                _w.write_compact_string(out, state_filters_item)
         else:
             _w.write_count(out, len(state_filters_items), True)
             for state_filters_item in state_filters_items:
@@ -302,9 +251,6 @@ def _write_ListTransactionsRequest_v1(request: ListTransactionsRequest, out: byt
         producer_id_filters_items = request.producer_id_filters
         if producer_id_filters_items is None:
                 raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
-        elif len(producer_id_filters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(producer_id_filters_items) + 1)
-            out += _pack_int64s[len(producer_id_filters_items)](*producer_id_filters_items)
         else:
             _w.write_count(out, len(producer_id_filters_items), True)
             _w.write_fixed_array(out, producer_id_filters_items, "q")
@@ -347,61 +293,31 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
     request = blank_instance(ListTransactionsRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "state_filters"
         index = -1  # no element yet: an error in the count names the array itself
-        state_filters_n = buf[pos] - 1
-        if state_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        state_filters_n, pos = _w.read_count(buf, pos, True)
+        if state_filters_n < 0:
+            raise DecodeError("non-nullable field state_filters was null", offset=pos)
+        elif state_filters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if state_filters_n < 0x7F and state_filters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                state_filters_n, pos = _w.read_count(buf, pos, True)
-            if state_filters_n < 0:
-                raise DecodeError("non-nullable field state_filters was null", offset=pos)
-            elif state_filters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                state_filters_items: list[str] = []
-                for index in range(state_filters_n):
-                    state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                    state_filters_items.append(state_filters_item)
-                request.state_filters = state_filters_items
+            state_filters_items: list[str] = []
+            for index in range(state_filters_n):
+                state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
+                state_filters_items.append(state_filters_item)
+            request.state_filters = state_filters_items
         field = "producer_id_filters"
-        producer_id_filters_n = buf[pos] - 1
-        if producer_id_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        producer_id_filters_n, pos = _w.read_count(buf, pos, True)
+        if producer_id_filters_n < 0:
+            raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
         else:
-            producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
-            if 0 < producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = producer_id_filters_end
-            else:
-                producer_id_filters_n, pos = _w.read_count(buf, pos, True)
-                if producer_id_filters_n < 0:
-                    raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
-                else:
-                    request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
+            request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
         field = "duration_filter"
         (request.duration_filter,) = _unpack_ListTransactionsRequest_duration_filter(buf, pos)
         pos += 8
         field = "transactional_id_pattern"
-        transactional_id_pattern_n = buf[pos]  # the length + 1
-        if transactional_id_pattern_n == 1:  # the empty string
-            request.transactional_id_pattern = ""
-            pos += 1
-        elif transactional_id_pattern_n == 0:  # null
-            request.transactional_id_pattern = None
-            pos += 1
-        else:
-            transactional_id_pattern_end = pos + transactional_id_pattern_n
-            if 0 < transactional_id_pattern_n < 0x80 and transactional_id_pattern_end <= size:  # the usual case: a short string
-                request.transactional_id_pattern = buf[pos + 1:transactional_id_pattern_end].decode()
-                pos = transactional_id_pattern_end
-            else:
-                request.transactional_id_pattern, pos = _w.read_compact_string(buf, pos)
+        request.transactional_id_pattern, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -420,12 +336,6 @@ def _write_ListTransactionsRequest_v2(request: ListTransactionsRequest, out: byt
         state_filters_items = request.state_filters
         if state_filters_items is None:
                 raise EncodeError("field state_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
-        elif len(state_filters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(state_filters_items) + 1)
-            for state_filters_item in state_filters_items:
-                if state_filters_item is None:
-                    raise EncodeError("null element in array state_filters")
-                _w.write_compact_string(out, state_filters_item)
         else:
             _w.write_count(out, len(state_filters_items), True)
             for state_filters_item in state_filters_items:
@@ -436,9 +346,6 @@ def _write_ListTransactionsRequest_v2(request: ListTransactionsRequest, out: byt
         producer_id_filters_items = request.producer_id_filters
         if producer_id_filters_items is None:
                 raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
-        elif len(producer_id_filters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(producer_id_filters_items) + 1)
-            out += _pack_int64s[len(producer_id_filters_items)](*producer_id_filters_items)
         else:
             _w.write_count(out, len(producer_id_filters_items), True)
             _w.write_fixed_array(out, producer_id_filters_items, "q")

@@ -163,35 +163,14 @@ def _read_TransactionState_v0_2(buf: bytes, pos: int) -> tuple[TransactionState,
     state = blank_instance(TransactionState)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            state.transactional_id = ""
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                state.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+        state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id"
         (state.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
         pos += 8
         field = "transaction_state"
-        transaction_state_n = buf[pos]  # the length + 1
-        if transaction_state_n == 1:  # the empty string
-            state.transaction_state = ""
-            pos += 1
-        else:
-            transaction_state_end = pos + transaction_state_n
-            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
-                state.transaction_state = buf[pos + 1:transaction_state_end].decode()
-                pos = transaction_state_end
-            else:
-                state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+        state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -209,23 +188,13 @@ def _write_TransactionState_v0_2(state: TransactionState, out: bytearray) -> Non
         field = "transactional_id"
         if state.transactional_id is None:
             raise EncodeError("field transactional_id is null, which TransactionState versions 0-2 do not allow (never nullable)")
-        transactional_id_utf8 = state.transactional_id.encode()
-        if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(transactional_id_utf8) + 1)
-            out += transactional_id_utf8
-        else:
-            _w.write_compact_string(out, state.transactional_id)
+        _w.write_compact_string(out, state.transactional_id)
         field = "producer_id"
         out += _pack_TransactionState_producer_id(state.producer_id)
         field = "transaction_state"
         if state.transaction_state is None:
             raise EncodeError("field transaction_state is null, which TransactionState versions 0-2 do not allow (never nullable)")
-        transaction_state_utf8 = state.transaction_state.encode()
-        if len(transaction_state_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(transaction_state_utf8) + 1)
-            out += transaction_state_utf8
-        else:
-            _w.write_compact_string(out, state.transaction_state)
+        _w.write_compact_string(out, state.transaction_state)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -252,90 +221,36 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
     response = blank_instance(ListTransactionsResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListTransactionsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "unknown_state_filters"
         index = -1  # no element yet: an error in the count names the array itself
-        unknown_state_filters_n = buf[pos] - 1
-        if unknown_state_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        unknown_state_filters_n, pos = _w.read_count(buf, pos, True)
+        if unknown_state_filters_n < 0:
+            raise DecodeError("non-nullable field unknown_state_filters was null", offset=pos)
+        elif unknown_state_filters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if unknown_state_filters_n < 0x7F and unknown_state_filters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                unknown_state_filters_n, pos = _w.read_count(buf, pos, True)
-            if unknown_state_filters_n < 0:
-                raise DecodeError("non-nullable field unknown_state_filters was null", offset=pos)
-            elif unknown_state_filters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                unknown_state_filters_items: list[str] = []
-                for index in range(unknown_state_filters_n):
-                    unknown_state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                    unknown_state_filters_items.append(unknown_state_filters_item)
-                response.unknown_state_filters = unknown_state_filters_items
+            unknown_state_filters_items: list[str] = []
+            for index in range(unknown_state_filters_n):
+                unknown_state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
+                unknown_state_filters_items.append(unknown_state_filters_item)
+            response.unknown_state_filters = unknown_state_filters_items
         field = "transaction_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        transaction_states_n = buf[pos] - 1
-        if transaction_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        transaction_states_n, pos = _w.read_count(buf, pos, True)
+        if transaction_states_n < 0:
+            raise DecodeError("non-nullable field transaction_states was null", offset=pos)
+        elif transaction_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if transaction_states_n < 0x7F and transaction_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                transaction_states_n, pos = _w.read_count(buf, pos, True)
-            if transaction_states_n < 0:
-                raise DecodeError("non-nullable field transaction_states was null", offset=pos)
-            elif transaction_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                transaction_states_items: list[TransactionState] = []
-                for transaction_states_index in range(transaction_states_n):
-                    try:
-                        transaction_states_item = blank_instance(TransactionState)
-                        field = "transactional_id"
-                        transactional_id_n = buf[pos]  # the length + 1
-                        if transactional_id_n == 1:  # the empty string
-                            transaction_states_item.transactional_id = ""
-                            pos += 1
-                        else:
-                            transactional_id_end = pos + transactional_id_n
-                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                                transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                                pos = transactional_id_end
-                            else:
-                                transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "producer_id"
-                        (transaction_states_item.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
-                        pos += 8
-                        field = "transaction_state"
-                        transaction_state_n = buf[pos]  # the length + 1
-                        if transaction_state_n == 1:  # the empty string
-                            transaction_states_item.transaction_state = ""
-                            pos += 1
-                        else:
-                            transaction_state_end = pos + transaction_state_n
-                            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
-                                transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
-                                pos = transaction_state_end
-                            else:
-                                transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            transaction_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            transaction_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "transaction_states[]", transaction_states_index
-                        raise failure from None
-                    transaction_states_items.append(transaction_states_item)
-                field, index = "transaction_states[]", transaction_states_index  # as the last call would have left them
-                response.transaction_states = transaction_states_items
+            transaction_states_items: list[TransactionState] = []
+            for index in range(transaction_states_n):
+                transaction_states_item, pos = _read_TransactionState_v0_2(buf, pos)
+                transaction_states_items.append(transaction_states_item)
+            response.transaction_states = transaction_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -356,12 +271,6 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
         unknown_state_filters_items = response.unknown_state_filters
         if unknown_state_filters_items is None:
                 raise EncodeError("field unknown_state_filters is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
-        elif len(unknown_state_filters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(unknown_state_filters_items) + 1)
-            for unknown_state_filters_item in unknown_state_filters_items:
-                if unknown_state_filters_item is None:
-                    raise EncodeError("null element in array unknown_state_filters")
-                _w.write_compact_string(out, unknown_state_filters_item)
         else:
             _w.write_count(out, len(unknown_state_filters_items), True)
             for unknown_state_filters_item in unknown_state_filters_items:
@@ -372,10 +281,6 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
         transaction_states_items = response.transaction_states
         if transaction_states_items is None:
                 raise EncodeError("field transaction_states is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
-        elif len(transaction_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(transaction_states_items) + 1)
-            for transaction_states_item in transaction_states_items:
-                _write_TransactionState_v0_2(transaction_states_item, out)
         else:
             _w.write_count(out, len(transaction_states_items), True)
             for transaction_states_item in transaction_states_items:

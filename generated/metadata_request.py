@@ -335,19 +335,9 @@ def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -409,19 +399,9 @@ def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -482,19 +462,9 @@ def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation"
         (request.allow_auto_topic_creation,) = _unpack_MetadataRequest_allow_auto_topic_creation(buf, pos)
@@ -556,19 +526,9 @@ def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         request.allow_auto_topic_creation, request.include_cluster_authorized_operations, request.include_topic_authorized_operations = _unpack_MetadataRequest_allow_auto_topic_creation_to_include_topic_authorized_operations(buf, pos)
@@ -684,12 +644,11 @@ def _write_MetadataRequest_v9(request: MetadataRequest, out: bytearray) -> None:
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_MetadataRequestTopic_v9(topics_item, out)
         else:
-            _w.write_count(out, len(topics_items), True)
+            if len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+                out.append(len(topics_items) + 1)
+            else:
+                _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
                 _write_MetadataRequestTopic_v9(topics_item, out)
         field = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
@@ -797,12 +756,11 @@ def _write_MetadataRequest_v10(request: MetadataRequest, out: bytearray) -> None
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_MetadataRequestTopic_v10_13(topics_item, out)
         else:
-            _w.write_count(out, len(topics_items), True)
+            if len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+                out.append(len(topics_items) + 1)
+            else:
+                _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
                 _write_MetadataRequestTopic_v10_13(topics_item, out)
         field = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
@@ -913,12 +871,11 @@ def _write_MetadataRequest_v11_13(request: MetadataRequest, out: bytearray) -> N
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_MetadataRequestTopic_v10_13(topics_item, out)
         else:
-            _w.write_count(out, len(topics_items), True)
+            if len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+                out.append(len(topics_items) + 1)
+            else:
+                _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
                 _write_MetadataRequestTopic_v10_13(topics_item, out)
         field = "allow_auto_topic_creation, include_topic_authorized_operations"

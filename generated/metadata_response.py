@@ -978,32 +978,9 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    partitions_item.leader_epoch = -1
-                    field = "error_code, partition_index, leader_id"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
-                    pos += 10
-                    field = "replica_nodes"
-                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if replica_nodes_n < 0:
-                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                    else:
-                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if isr_nodes_n < 0:
-                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                    else:
-                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1075,32 +1052,9 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    partitions_item.leader_epoch = -1
-                    field = "error_code, partition_index, leader_id"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
-                    pos += 10
-                    field = "replica_nodes"
-                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if replica_nodes_n < 0:
-                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                    else:
-                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if isr_nodes_n < 0:
-                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                    else:
-                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1174,38 +1128,9 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    partitions_item.leader_epoch = -1
-                    field = "error_code, partition_index, leader_id"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
-                    pos += 10
-                    field = "replica_nodes"
-                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if replica_nodes_n < 0:
-                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                    else:
-                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if isr_nodes_n < 0:
-                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                    else:
-                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
-                    if offline_replicas_n < 0:
-                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                    else:
-                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v5_6(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1279,37 +1204,9 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    field = "error_code, partition_index, leader_id, leader_epoch"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "replica_nodes"
-                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if replica_nodes_n < 0:
-                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                    else:
-                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if isr_nodes_n < 0:
-                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                    else:
-                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
-                    if offline_replicas_n < 0:
-                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                    else:
-                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1382,37 +1279,9 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    field = "error_code, partition_index, leader_id, leader_epoch"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "replica_nodes"
-                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if replica_nodes_n < 0:
-                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                    else:
-                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                    if isr_nodes_n < 0:
-                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                    else:
-                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
-                    if offline_replicas_n < 0:
-                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                    else:
-                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
@@ -1606,12 +1475,10 @@ def _write_MetadataResponseTopic_v9(topic: MetadataResponseTopic, out: bytearray
                 raise EncodeError("field partitions is null, which MetadataResponseTopic version 9 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_MetadataResponsePartition_v9_13(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_MetadataResponsePartition_v9_13(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_MetadataResponsePartition_v9_13(partitions_item, out)
         field = "topic_authorized_operations"
         out += _pack_MetadataResponseTopic_topic_authorized_operations(topic.topic_authorized_operations)
         field = "(tagged fields)"
@@ -1786,12 +1653,10 @@ def _write_MetadataResponseTopic_v10_11(topic: MetadataResponseTopic, out: bytea
                 raise EncodeError("field partitions is null, which MetadataResponseTopic versions 10-11 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_MetadataResponsePartition_v9_13(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_MetadataResponsePartition_v9_13(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_MetadataResponsePartition_v9_13(partitions_item, out)
         field = "topic_authorized_operations"
         out += _pack_MetadataResponseTopic_topic_authorized_operations(topic.topic_authorized_operations)
         field = "(tagged fields)"
@@ -1963,12 +1828,10 @@ def _write_MetadataResponseTopic_v12_13(topic: MetadataResponseTopic, out: bytea
                 raise EncodeError("field partitions is null, which MetadataResponseTopic versions 12-13 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_MetadataResponsePartition_v9_13(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_MetadataResponsePartition_v9_13(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_MetadataResponsePartition_v9_13(partitions_item, out)
         field = "topic_authorized_operations"
         out += _pack_MetadataResponseTopic_topic_authorized_operations(topic.topic_authorized_operations)
         field = "(tagged fields)"
@@ -2019,25 +1882,9 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    brokers_item.rack = None
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
+            for index in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v0(buf, pos)
                 brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2048,60 +1895,9 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.is_internal = False
-                    topics_item.topic_authorized_operations = -2147483648
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                partitions_item.leader_epoch = -1
-                                field = "error_code, partition_index, leader_id"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
-                                pos += 10
-                                field = "replica_nodes"
-                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if replica_nodes_n < 0:
-                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if isr_nodes_n < 0:
-                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2175,26 +1971,9 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    brokers_item.rack, pos = _w.read_string(buf, pos)
-                    brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
+            for index in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
@@ -2208,62 +1987,9 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.topic_authorized_operations = -2147483648
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                partitions_item.leader_epoch = -1
-                                field = "error_code, partition_index, leader_id"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
-                                pos += 10
-                                field = "replica_nodes"
-                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if replica_nodes_n < 0:
-                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if isr_nodes_n < 0:
-                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2338,26 +2064,9 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    brokers_item.rack, pos = _w.read_string(buf, pos)
-                    brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
+            for index in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -2373,62 +2082,9 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.topic_authorized_operations = -2147483648
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                partitions_item.leader_epoch = -1
-                                field = "error_code, partition_index, leader_id"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
-                                pos += 10
-                                field = "replica_nodes"
-                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if replica_nodes_n < 0:
-                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if isr_nodes_n < 0:
-                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2508,26 +2164,9 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    brokers_item.rack, pos = _w.read_string(buf, pos)
-                    brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
+            for index in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -2543,62 +2182,9 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.topic_authorized_operations = -2147483648
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                partitions_item.leader_epoch = -1
-                                field = "error_code, partition_index, leader_id"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
-                                pos += 10
-                                field = "replica_nodes"
-                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if replica_nodes_n < 0:
-                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if isr_nodes_n < 0:
-                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2680,26 +2266,9 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    brokers_item.rack, pos = _w.read_string(buf, pos)
-                    brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
+            for index in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -2715,68 +2284,9 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.topic_authorized_operations = -2147483648
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                partitions_item.leader_epoch = -1
-                                field = "error_code, partition_index, leader_id"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
-                                pos += 10
-                                field = "replica_nodes"
-                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if replica_nodes_n < 0:
-                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if isr_nodes_n < 0:
-                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
-                                if offline_replicas_n < 0:
-                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                else:
-                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v5_6(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2858,26 +2368,9 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    brokers_item.rack, pos = _w.read_string(buf, pos)
-                    brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
+            for index in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -2893,67 +2386,9 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.topic_authorized_operations = -2147483648
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if replica_nodes_n < 0:
-                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if isr_nodes_n < 0:
-                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
-                                if offline_replicas_n < 0:
-                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                else:
-                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v7(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -3034,26 +2469,9 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    brokers_item.rack, pos = _w.read_string(buf, pos)
-                    brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
+            for index in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -3069,69 +2487,9 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if replica_nodes_n < 0:
-                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
-                                if isr_nodes_n < 0:
-                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                else:
-                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
-                                if offline_replicas_n < 0:
-                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                else:
-                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v8(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
@@ -3449,12 +2807,10 @@ def _write_MetadataResponse_v9(response: MetadataResponse, out: bytearray) -> No
                 raise EncodeError("field brokers is null, which MetadataResponse version 9 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
             _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
+        for brokers_item in brokers_items:
+            _write_MetadataResponseBroker_v9_13(brokers_item, out)
         field = "cluster_id"
         _w.write_compact_string(out, response.cluster_id)
         field = "controller_id"
@@ -3465,12 +2821,10 @@ def _write_MetadataResponse_v9(response: MetadataResponse, out: bytearray) -> No
                 raise EncodeError("field topics is null, which MetadataResponse version 9 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v9(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v9(topics_item, out)
+        for topics_item in topics_items:
+            _write_MetadataResponseTopic_v9(topics_item, out)
         field = "cluster_authorized_operations"
         out += _pack_MetadataResponse_cluster_authorized_operations(response.cluster_authorized_operations)
         field = "(tagged fields)"
@@ -3761,12 +3115,10 @@ def _write_MetadataResponse_v10(response: MetadataResponse, out: bytearray) -> N
                 raise EncodeError("field brokers is null, which MetadataResponse version 10 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
             _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
+        for brokers_item in brokers_items:
+            _write_MetadataResponseBroker_v9_13(brokers_item, out)
         field = "cluster_id"
         _w.write_compact_string(out, response.cluster_id)
         field = "controller_id"
@@ -3777,12 +3129,10 @@ def _write_MetadataResponse_v10(response: MetadataResponse, out: bytearray) -> N
                 raise EncodeError("field topics is null, which MetadataResponse version 10 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v10_11(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v10_11(topics_item, out)
+        for topics_item in topics_items:
+            _write_MetadataResponseTopic_v10_11(topics_item, out)
         field = "cluster_authorized_operations"
         out += _pack_MetadataResponse_cluster_authorized_operations(response.cluster_authorized_operations)
         field = "(tagged fields)"
@@ -4073,12 +3423,10 @@ def _write_MetadataResponse_v11(response: MetadataResponse, out: bytearray) -> N
                 raise EncodeError("field brokers is null, which MetadataResponse version 11 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
             _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
+        for brokers_item in brokers_items:
+            _write_MetadataResponseBroker_v9_13(brokers_item, out)
         field = "cluster_id"
         _w.write_compact_string(out, response.cluster_id)
         field = "controller_id"
@@ -4089,12 +3437,10 @@ def _write_MetadataResponse_v11(response: MetadataResponse, out: bytearray) -> N
                 raise EncodeError("field topics is null, which MetadataResponse version 11 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v10_11(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v10_11(topics_item, out)
+        for topics_item in topics_items:
+            _write_MetadataResponseTopic_v10_11(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -4386,12 +3732,10 @@ def _write_MetadataResponse_v12(response: MetadataResponse, out: bytearray) -> N
                 raise EncodeError("field brokers is null, which MetadataResponse version 12 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
             _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
+        for brokers_item in brokers_items:
+            _write_MetadataResponseBroker_v9_13(brokers_item, out)
         field = "cluster_id"
         _w.write_compact_string(out, response.cluster_id)
         field = "controller_id"
@@ -4402,12 +3746,10 @@ def _write_MetadataResponse_v12(response: MetadataResponse, out: bytearray) -> N
                 raise EncodeError("field topics is null, which MetadataResponse version 12 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v12_13(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v12_13(topics_item, out)
+        for topics_item in topics_items:
+            _write_MetadataResponseTopic_v12_13(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -4701,12 +4043,10 @@ def _write_MetadataResponse_v13(response: MetadataResponse, out: bytearray) -> N
                 raise EncodeError("field brokers is null, which MetadataResponse version 13 does not allow (never nullable)")
         elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(brokers_items) + 1)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
             _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_MetadataResponseBroker_v9_13(brokers_item, out)
+        for brokers_item in brokers_items:
+            _write_MetadataResponseBroker_v9_13(brokers_item, out)
         field = "cluster_id"
         _w.write_compact_string(out, response.cluster_id)
         field = "controller_id"
@@ -4717,12 +4057,10 @@ def _write_MetadataResponse_v13(response: MetadataResponse, out: bytearray) -> N
                 raise EncodeError("field topics is null, which MetadataResponse version 13 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v12_13(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_MetadataResponseTopic_v12_13(topics_item, out)
+        for topics_item in topics_items:
+            _write_MetadataResponseTopic_v12_13(topics_item, out)
         field = "error_code"
         out += _pack_MetadataResponse_error_code(response.error_code)
         field = "(tagged fields)"

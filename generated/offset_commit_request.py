@@ -459,23 +459,9 @@ def _read_OffsetCommitRequestTopic_v0_2_3_4_5(buf: bytes, pos: int) -> tuple[Off
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OffsetCommitRequestPartition)
-                    partitions_item.committed_leader_epoch = -1
-                    partitions_item.commit_timestamp = -1
-                    field = "partition_index, committed_offset"
-                    partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
-                    pos += 12
-                    field = "committed_metadata"
-                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_OffsetCommitRequestPartition_v0_2_3_4_5(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -536,22 +522,9 @@ def _read_OffsetCommitRequestTopic_v1(buf: bytes, pos: int) -> tuple[OffsetCommi
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OffsetCommitRequestPartition)
-                    partitions_item.committed_leader_epoch = -1
-                    field = "partition_index, committed_offset, commit_timestamp"
-                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.commit_timestamp = _unpack_OffsetCommitRequestPartition_partition_index_to_commit_timestamp(buf, pos)
-                    pos += 20
-                    field = "committed_metadata"
-                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_OffsetCommitRequestPartition_v1(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -612,22 +585,9 @@ def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCom
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OffsetCommitRequestPartition)
-                    partitions_item.commit_timestamp = -1
-                    field = "partition_index, committed_offset, committed_leader_epoch"
-                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "committed_metadata"
-                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_OffsetCommitRequestPartition_v6_7(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -770,12 +730,10 @@ def _write_OffsetCommitRequestTopic_v8_9(topic: OffsetCommitRequestTopic, out: b
                 raise EncodeError("field partitions is null, which OffsetCommitRequestTopic versions 8-9 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -886,12 +844,10 @@ def _write_OffsetCommitRequestTopic_v10(topic: OffsetCommitRequestTopic, out: by
                 raise EncodeError("field partitions is null, which OffsetCommitRequestTopic version 10 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -940,46 +896,9 @@ def _read_OffsetCommitRequest_v0(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetCommitRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetCommitRequestPartition)
-                                partitions_item.committed_leader_epoch = -1
-                                partitions_item.commit_timestamp = -1
-                                field = "partition_index, committed_offset"
-                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
-                                pos += 12
-                                field = "committed_metadata"
-                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v0_2_3_4_5(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1048,45 +967,9 @@ def _read_OffsetCommitRequest_v1(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetCommitRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetCommitRequestPartition)
-                                partitions_item.committed_leader_epoch = -1
-                                field = "partition_index, committed_offset, commit_timestamp"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.commit_timestamp = _unpack_OffsetCommitRequestPartition_partition_index_to_commit_timestamp(buf, pos)
-                                pos += 20
-                                field = "committed_metadata"
-                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v1(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1164,46 +1047,9 @@ def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetCommitRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetCommitRequestPartition)
-                                partitions_item.committed_leader_epoch = -1
-                                partitions_item.commit_timestamp = -1
-                                field = "partition_index, committed_offset"
-                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
-                                pos += 12
-                                field = "committed_metadata"
-                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v0_2_3_4_5(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1281,46 +1127,9 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetCommitRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetCommitRequestPartition)
-                                partitions_item.committed_leader_epoch = -1
-                                partitions_item.commit_timestamp = -1
-                                field = "partition_index, committed_offset"
-                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
-                                pos += 12
-                                field = "committed_metadata"
-                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v0_2_3_4_5(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1396,45 +1205,9 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetCommitRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetCommitRequestPartition)
-                                partitions_item.commit_timestamp = -1
-                                field = "partition_index, committed_offset, committed_leader_epoch"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "committed_metadata"
-                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1511,45 +1284,9 @@ def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetCommitRequestTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetCommitRequestPartition)
-                                partitions_item.commit_timestamp = -1
-                                field = "partition_index, committed_offset, committed_leader_epoch"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "committed_metadata"
-                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1790,12 +1527,10 @@ def _write_OffsetCommitRequest_v8_9(request: OffsetCommitRequest, out: bytearray
                 raise EncodeError("field topics is null, which OffsetCommitRequest versions 8-9 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetCommitRequestTopic_v8_9(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetCommitRequestTopic_v8_9(topics_item, out)
+        for topics_item in topics_items:
+            _write_OffsetCommitRequestTopic_v8_9(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -2003,12 +1738,10 @@ def _write_OffsetCommitRequest_v10(request: OffsetCommitRequest, out: bytearray)
                 raise EncodeError("field topics is null, which OffsetCommitRequest version 10 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetCommitRequestTopic_v10(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetCommitRequestTopic_v10(topics_item, out)
+        for topics_item in topics_items:
+            _write_OffsetCommitRequestTopic_v10(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

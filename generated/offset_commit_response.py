@@ -432,12 +432,10 @@ def _write_OffsetCommitResponseTopic_v8_9(topic: OffsetCommitResponseTopic, out:
                 raise EncodeError("field partitions is null, which OffsetCommitResponseTopic versions 8-9 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -528,12 +526,10 @@ def _write_OffsetCommitResponseTopic_v10(topic: OffsetCommitResponseTopic, out: 
                 raise EncodeError("field partitions is null, which OffsetCommitResponseTopic version 10 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -567,7 +563,6 @@ def _read_OffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitR
     response.throttle_time_ms = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -578,43 +573,9 @@ def _read_OffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetCommitResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetCommitResponsePartition] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 6
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 6:
-                            for partitions_row in _rows_OffsetCommitResponsePartition_v0_7(partitions_rows):
-                                partitions_item = blank_instance(OffsetCommitResponsePartition)
-                                partitions_item.partition_index, partitions_item.error_code = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_OffsetCommitResponsePartition_v0_7(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetCommitResponseTopic_v0_7(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -657,7 +618,6 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
     response = blank_instance(OffsetCommitResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetCommitResponse_throttle_time_ms(buf, pos)
@@ -671,43 +631,9 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetCommitResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetCommitResponsePartition] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 6
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 6:
-                            for partitions_row in _rows_OffsetCommitResponsePartition_v0_7(partitions_rows):
-                                partitions_item = blank_instance(OffsetCommitResponsePartition)
-                                partitions_item.partition_index, partitions_item.error_code = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_OffsetCommitResponsePartition_v0_7(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetCommitResponseTopic_v0_7(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -855,12 +781,10 @@ def _write_OffsetCommitResponse_v8_9(response: OffsetCommitResponse, out: bytear
                 raise EncodeError("field topics is null, which OffsetCommitResponse versions 8-9 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetCommitResponseTopic_v8_9(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetCommitResponseTopic_v8_9(topics_item, out)
+        for topics_item in topics_items:
+            _write_OffsetCommitResponseTopic_v8_9(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -985,12 +909,10 @@ def _write_OffsetCommitResponse_v10(response: OffsetCommitResponse, out: bytearr
                 raise EncodeError("field topics is null, which OffsetCommitResponse version 10 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetCommitResponseTopic_v10(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetCommitResponseTopic_v10(topics_item, out)
+        for topics_item in topics_items:
+            _write_OffsetCommitResponseTopic_v10(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

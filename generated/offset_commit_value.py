@@ -266,23 +266,12 @@ def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
     value.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "offset, leader_epoch"
         value.offset, value.leader_epoch = _unpack_OffsetCommitValue_offset_leader_epoch(buf, pos)
         pos += 12
         field = "metadata"
-        metadata_n = buf[pos]  # the length + 1
-        if metadata_n == 1:  # the empty string
-            value.metadata = ""
-            pos += 1
-        else:
-            metadata_end = pos + metadata_n
-            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
-                value.metadata = buf[pos + 1:metadata_end].decode()
-                pos = metadata_end
-            else:
-                value.metadata, pos = _w.read_compact_string_nn(buf, pos)
+        value.metadata, pos = _w.read_compact_string_nn(buf, pos)
         field = "commit_timestamp"
         (value.commit_timestamp,) = _unpack_OffsetCommitValue_commit_timestamp(buf, pos)
         pos += 8
@@ -327,12 +316,7 @@ def _write_OffsetCommitValue_v4(value: OffsetCommitValue, out: bytearray) -> Non
         field = "metadata"
         if value.metadata is None:
             raise EncodeError("field metadata is null, which OffsetCommitValue version 4 does not allow (never nullable)")
-        metadata_utf8 = value.metadata.encode()
-        if len(metadata_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(metadata_utf8) + 1)
-            out += metadata_utf8
-        else:
-            _w.write_compact_string(out, value.metadata)
+        _w.write_compact_string(out, value.metadata)
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
         field = "(tagged fields)"

@@ -292,7 +292,6 @@ def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequ
     request = blank_instance(OffsetDeleteRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
@@ -305,42 +304,9 @@ def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetDeleteRequestTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetDeleteRequestTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetDeleteRequestPartition] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 4
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 4:
-                            for partitions_row in _rows_OffsetDeleteRequestPartition_v0(partitions_rows):
-                                partitions_item = blank_instance(OffsetDeleteRequestPartition)
-                                (partitions_item.partition_index,) = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_OffsetDeleteRequestPartition_v0(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetDeleteRequestTopic_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:

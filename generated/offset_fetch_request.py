@@ -709,12 +709,11 @@ def _write_OffsetFetchRequestGroup_v8(group: OffsetFetchRequestGroup, out: bytea
         topics_items = group.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetFetchRequestTopics_v8_9(topics_item, out)
         else:
-            _w.write_count(out, len(topics_items), True)
+            if len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+                out.append(len(topics_items) + 1)
+            else:
+                _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
                 _write_OffsetFetchRequestTopics_v8_9(topics_item, out)
         field = "(tagged fields)"
@@ -872,12 +871,11 @@ def _write_OffsetFetchRequestGroup_v9(group: OffsetFetchRequestGroup, out: bytea
         topics_items = group.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetFetchRequestTopics_v8_9(topics_item, out)
         else:
-            _w.write_count(out, len(topics_items), True)
+            if len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+                out.append(len(topics_items) + 1)
+            else:
+                _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
                 _write_OffsetFetchRequestTopics_v8_9(topics_item, out)
         field = "(tagged fields)"
@@ -1026,12 +1024,11 @@ def _write_OffsetFetchRequestGroup_v10(group: OffsetFetchRequestGroup, out: byte
         topics_items = group.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetFetchRequestTopics_v10(topics_item, out)
         else:
-            _w.write_count(out, len(topics_items), True)
+            if len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+                out.append(len(topics_items) + 1)
+            else:
+                _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
                 _write_OffsetFetchRequestTopics_v10(topics_item, out)
         field = "(tagged fields)"
@@ -1080,24 +1077,9 @@ def _read_OffsetFetchRequest_v0_1(buf: bytes, pos: int) -> tuple[OffsetFetchRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchRequestTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
-                    if partition_indexes_n < 0:
-                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                    else:
-                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetFetchRequestTopic_v0_5(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1162,24 +1144,9 @@ def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequ
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchRequestTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
-                    if partition_indexes_n < 0:
-                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                    else:
-                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetFetchRequestTopic_v0_5(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1336,12 +1303,11 @@ def _write_OffsetFetchRequest_v6(request: OffsetFetchRequest, out: bytearray) ->
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetFetchRequestTopic_v6_7(topics_item, out)
         else:
-            _w.write_count(out, len(topics_items), True)
+            if len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+                out.append(len(topics_items) + 1)
+            else:
+                _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
                 _write_OffsetFetchRequestTopic_v6_7(topics_item, out)
         field = "(tagged fields)"
@@ -1481,12 +1447,11 @@ def _write_OffsetFetchRequest_v7(request: OffsetFetchRequest, out: bytearray) ->
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetFetchRequestTopic_v6_7(topics_item, out)
         else:
-            _w.write_count(out, len(topics_items), True)
+            if len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+                out.append(len(topics_items) + 1)
+            else:
+                _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
                 _write_OffsetFetchRequestTopic_v6_7(topics_item, out)
         field = "require_stable"
@@ -1659,12 +1624,10 @@ def _write_OffsetFetchRequest_v8(request: OffsetFetchRequest, out: bytearray) ->
                 raise EncodeError("field groups is null, which OffsetFetchRequest version 8 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_OffsetFetchRequestGroup_v8(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_OffsetFetchRequestGroup_v8(groups_item, out)
+        for groups_item in groups_items:
+            _write_OffsetFetchRequestGroup_v8(groups_item, out)
         field = "require_stable"
         out += _pack_OffsetFetchRequest_require_stable(request.require_stable)
         field = "(tagged fields)"
@@ -1850,12 +1813,10 @@ def _write_OffsetFetchRequest_v9(request: OffsetFetchRequest, out: bytearray) ->
                 raise EncodeError("field groups is null, which OffsetFetchRequest version 9 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_OffsetFetchRequestGroup_v9(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_OffsetFetchRequestGroup_v9(groups_item, out)
+        for groups_item in groups_items:
+            _write_OffsetFetchRequestGroup_v9(groups_item, out)
         field = "require_stable"
         out += _pack_OffsetFetchRequest_require_stable(request.require_stable)
         field = "(tagged fields)"
@@ -2031,12 +1992,10 @@ def _write_OffsetFetchRequest_v10(request: OffsetFetchRequest, out: bytearray) -
                 raise EncodeError("field groups is null, which OffsetFetchRequest version 10 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_OffsetFetchRequestGroup_v10(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_OffsetFetchRequestGroup_v10(groups_item, out)
+        for groups_item in groups_items:
+            _write_OffsetFetchRequestGroup_v10(groups_item, out)
         field = "require_stable"
         out += _pack_OffsetFetchRequest_require_stable(request.require_stable)
         field = "(tagged fields)"

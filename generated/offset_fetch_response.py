@@ -605,25 +605,9 @@ def _read_OffsetFetchResponseTopic_v0_4(buf: bytes, pos: int) -> tuple[OffsetFet
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OffsetFetchResponsePartition)
-                    partitions_item.committed_leader_epoch = -1
-                    field = "partition_index, committed_offset"
-                    partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetFetchResponsePartition_partition_index_committed_offset(buf, pos)
-                    pos += 12
-                    field = "metadata"
-                    partitions_item.metadata, pos = _w.read_string(buf, pos)
-                    field = "error_code"
-                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
-                    pos += 2
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_OffsetFetchResponsePartition_v0_4(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -683,24 +667,9 @@ def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetch
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OffsetFetchResponsePartition)
-                    field = "partition_index, committed_offset, committed_leader_epoch"
-                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "metadata"
-                    partitions_item.metadata, pos = _w.read_string(buf, pos)
-                    field = "error_code"
-                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
-                    pos += 2
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_OffsetFetchResponsePartition_v5(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -844,12 +813,10 @@ def _write_OffsetFetchResponseTopic_v6_7(topic: OffsetFetchResponseTopic, out: b
                 raise EncodeError("field partitions is null, which OffsetFetchResponseTopic versions 6-7 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_OffsetFetchResponsePartition_v6_7(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OffsetFetchResponsePartition_v6_7(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_OffsetFetchResponsePartition_v6_7(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -1047,12 +1014,10 @@ def _write_OffsetFetchResponseTopics_v8_9(topics: OffsetFetchResponseTopics, out
                 raise EncodeError("field partitions is null, which OffsetFetchResponseTopics versions 8-9 do not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
         field = "(tagged fields)"
         if topics.unknown_tagged_fields:
             _w.write_tagged(out, [], topics.unknown_tagged_fields)
@@ -1165,12 +1130,10 @@ def _write_OffsetFetchResponseTopics_v10(topics: OffsetFetchResponseTopics, out:
                 raise EncodeError("field partitions is null, which OffsetFetchResponseTopics version 10 does not allow (never nullable)")
         elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
+        for partitions_item in partitions_items:
+            _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
         field = "(tagged fields)"
         if topics.unknown_tagged_fields:
             _w.write_tagged(out, [], topics.unknown_tagged_fields)
@@ -1347,12 +1310,10 @@ def _write_OffsetFetchResponseGroup_v8_9(group: OffsetFetchResponseGroup, out: b
                 raise EncodeError("field topics is null, which OffsetFetchResponseGroup versions 8-9 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetFetchResponseTopics_v8_9(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetFetchResponseTopics_v8_9(topics_item, out)
+        for topics_item in topics_items:
+            _write_OffsetFetchResponseTopics_v8_9(topics_item, out)
         field = "error_code"
         out += _pack_OffsetFetchResponseGroup_error_code(group.error_code)
         field = "(tagged fields)"
@@ -1521,12 +1482,10 @@ def _write_OffsetFetchResponseGroup_v10(group: OffsetFetchResponseGroup, out: by
                 raise EncodeError("field topics is null, which OffsetFetchResponseGroup version 10 does not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetFetchResponseTopics_v10(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetFetchResponseTopics_v10(topics_item, out)
+        for topics_item in topics_items:
+            _write_OffsetFetchResponseTopics_v10(topics_item, out)
         field = "error_code"
         out += _pack_OffsetFetchResponseGroup_error_code(group.error_code)
         field = "(tagged fields)"
@@ -1573,47 +1532,9 @@ def _read_OffsetFetchResponse_v0_1(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchResponseTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetFetchResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetFetchResponsePartition)
-                                partitions_item.committed_leader_epoch = -1
-                                field = "partition_index, committed_offset"
-                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetFetchResponsePartition_partition_index_committed_offset(buf, pos)
-                                pos += 12
-                                field = "metadata"
-                                partitions_item.metadata, pos = _w.read_string(buf, pos)
-                                field = "error_code"
-                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
-                                pos += 2
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopic_v0_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1669,47 +1590,9 @@ def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchResponseTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetFetchResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetFetchResponsePartition)
-                                partitions_item.committed_leader_epoch = -1
-                                field = "partition_index, committed_offset"
-                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetFetchResponsePartition_partition_index_committed_offset(buf, pos)
-                                pos += 12
-                                field = "metadata"
-                                partitions_item.metadata, pos = _w.read_string(buf, pos)
-                                field = "error_code"
-                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
-                                pos += 2
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopic_v0_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_OffsetFetchResponse_error_code(buf, pos)
@@ -1772,47 +1655,9 @@ def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchResponseTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetFetchResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetFetchResponsePartition)
-                                partitions_item.committed_leader_epoch = -1
-                                field = "partition_index, committed_offset"
-                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetFetchResponsePartition_partition_index_committed_offset(buf, pos)
-                                pos += 12
-                                field = "metadata"
-                                partitions_item.metadata, pos = _w.read_string(buf, pos)
-                                field = "error_code"
-                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
-                                pos += 2
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopic_v0_4(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_OffsetFetchResponse_error_code(buf, pos)
@@ -1877,46 +1722,9 @@ def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchResponseTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetFetchResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetFetchResponsePartition)
-                                field = "partition_index, committed_offset, committed_leader_epoch"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "metadata"
-                                partitions_item.metadata, pos = _w.read_string(buf, pos)
-                                field = "error_code"
-                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
-                                pos += 2
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopic_v5(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_OffsetFetchResponse_error_code(buf, pos)
@@ -2097,12 +1905,10 @@ def _write_OffsetFetchResponse_v6_7(response: OffsetFetchResponse, out: bytearra
                 raise EncodeError("field topics is null, which OffsetFetchResponse versions 6-7 do not allow (never nullable)")
         elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetFetchResponseTopic_v6_7(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetFetchResponseTopic_v6_7(topics_item, out)
+        for topics_item in topics_items:
+            _write_OffsetFetchResponseTopic_v6_7(topics_item, out)
         field = "error_code"
         out += _pack_OffsetFetchResponse_error_code(response.error_code)
         field = "(tagged fields)"
@@ -2311,12 +2117,10 @@ def _write_OffsetFetchResponse_v8_9(response: OffsetFetchResponse, out: bytearra
                 raise EncodeError("field groups is null, which OffsetFetchResponse versions 8-9 do not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_OffsetFetchResponseGroup_v8_9(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_OffsetFetchResponseGroup_v8_9(groups_item, out)
+        for groups_item in groups_items:
+            _write_OffsetFetchResponseGroup_v8_9(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -2513,12 +2317,10 @@ def _write_OffsetFetchResponse_v10(response: OffsetFetchResponse, out: bytearray
                 raise EncodeError("field groups is null, which OffsetFetchResponse version 10 does not allow (never nullable)")
         elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_OffsetFetchResponseGroup_v10(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_OffsetFetchResponseGroup_v10(groups_item, out)
+        for groups_item in groups_items:
+            _write_OffsetFetchResponseGroup_v10(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

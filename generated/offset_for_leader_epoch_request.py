@@ -330,20 +330,9 @@ def _read_OffsetForLeaderTopic_v0_1(buf: bytes, pos: int) -> tuple[OffsetForLead
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetForLeaderPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OffsetForLeaderPartition)
-                    partitions_item.current_leader_epoch = -1
-                    field = "partition, leader_epoch"
-                    partitions_item.partition, partitions_item.leader_epoch = _unpack_OffsetForLeaderPartition_partition_leader_epoch(buf, pos)
-                    pos += 8
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_OffsetForLeaderPartition_v0_1(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -468,48 +457,31 @@ def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeader
     size = len(buf)
     try:
         field = "topic"
-        topic_n = buf[pos]  # the length + 1
-        if topic_n == 1:  # the empty string
-            topic.topic = ""
-            pos += 1
-        else:
-            topic_end = pos + topic_n
-            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                topic.topic = buf[pos + 1:topic_end].decode()
-                pos = topic_end
-            else:
-                topic.topic, pos = _w.read_compact_string_nn(buf, pos)
+        topic.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[OffsetForLeaderPartition] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 13
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
+                    partitions_item = blank_instance(OffsetForLeaderPartition)
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[OffsetForLeaderPartition] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 13
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                    for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
-                        partitions_item = blank_instance(OffsetForLeaderPartition)
-                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
-                        partitions_items.append(partitions_item)
-                topic.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
+                    partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -527,20 +499,11 @@ def _write_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic, out: bytearray) 
         field = "topic"
         if topic.topic is None:
             raise EncodeError("field topic is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
-        topic_utf8 = topic.topic.encode()
-        if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_utf8) + 1)
-            out += topic_utf8
-        else:
-            _w.write_compact_string(out, topic.topic)
+        _w.write_compact_string(out, topic.topic)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_OffsetForLeaderPartition_v4(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -588,42 +551,9 @@ def _read_OffsetForLeaderEpochRequest_v0_1(buf: bytes, pos: int) -> tuple[Offset
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetForLeaderTopic)
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetForLeaderPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetForLeaderPartition)
-                                partitions_item.current_leader_epoch = -1
-                                field = "partition, leader_epoch"
-                                partitions_item.partition, partitions_item.leader_epoch = _unpack_OffsetForLeaderPartition_partition_leader_epoch(buf, pos)
-                                pos += 8
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetForLeaderTopic_v0_1(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -667,7 +597,6 @@ def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetFo
     request.replica_id = -2
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -678,42 +607,9 @@ def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetFo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetForLeaderTopic)
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetForLeaderPartition] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 12
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 12:
-                            for partitions_row in _rows_OffsetForLeaderPartition_v2_3(partitions_rows):
-                                partitions_item = blank_instance(OffsetForLeaderPartition)
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_OffsetForLeaderPartition_v2_3(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetForLeaderTopic_v2_3(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -756,7 +652,6 @@ def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetFo
     request = blank_instance(OffsetForLeaderEpochRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "replica_id"
         (request.replica_id,) = _unpack_OffsetForLeaderEpochRequest_replica_id(buf, pos)
@@ -770,42 +665,9 @@ def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetFo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetForLeaderTopic)
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[OffsetForLeaderPartition] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 12
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 12:
-                            for partitions_row in _rows_OffsetForLeaderPartition_v2_3(partitions_rows):
-                                partitions_item = blank_instance(OffsetForLeaderPartition)
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_OffsetForLeaderPartition_v2_3(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetForLeaderTopic_v2_3(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -850,86 +712,23 @@ def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetFo
     request = blank_instance(OffsetForLeaderEpochRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "replica_id"
         (request.replica_id,) = _unpack_OffsetForLeaderEpochRequest_replica_id(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(OffsetForLeaderTopic)
-                        field = "topic"
-                        topic_n = buf[pos]  # the length + 1
-                        if topic_n == 1:  # the empty string
-                            topics_item.topic = ""
-                            pos += 1
-                        else:
-                            topic_end = pos + topic_n
-                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                topics_item.topic = buf[pos + 1:topic_end].decode()
-                                pos = topic_end
-                            else:
-                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[OffsetForLeaderPartition] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 13
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                                    for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
-                                        partitions_item = blank_instance(OffsetForLeaderPartition)
-                                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetForLeaderTopic_v4(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -950,10 +749,6 @@ def _write_OffsetForLeaderEpochRequest_v4(request: OffsetForLeaderEpochRequest, 
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 4 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopic_v4(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

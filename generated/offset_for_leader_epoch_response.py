@@ -334,20 +334,9 @@ def _read_OffsetForLeaderTopicResult_v0(buf: bytes, pos: int) -> tuple[OffsetFor
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[EpochEndOffset] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(EpochEndOffset)
-                    partitions_item.leader_epoch = -1
-                    field = "error_code, partition, end_offset"
-                    partitions_item.error_code, partitions_item.partition, partitions_item.end_offset = _unpack_EpochEndOffset_error_code_to_end_offset(buf, pos)
-                    pos += 14
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_EpochEndOffset_v0(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             result.partitions = partitions_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -472,48 +461,31 @@ def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetFor
     size = len(buf)
     try:
         field = "topic"
-        topic_n = buf[pos]  # the length + 1
-        if topic_n == 1:  # the empty string
-            result.topic = ""
-            pos += 1
-        else:
-            topic_end = pos + topic_n
-            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                result.topic = buf[pos + 1:topic_end].decode()
-                pos = topic_end
-            else:
-                result.topic, pos = _w.read_compact_string_nn(buf, pos)
+        result.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[EpochEndOffset] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 19
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 19 and not any(partitions_rows[18::19]):
+                for partitions_row in _rows_EpochEndOffset_v4(partitions_rows):
+                    partitions_item = blank_instance(EpochEndOffset)
+                    partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[EpochEndOffset] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 19
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 19 and not any(partitions_rows[18::19]):
-                    for partitions_row in _rows_EpochEndOffset_v4(partitions_rows):
-                        partitions_item = blank_instance(EpochEndOffset)
-                        partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_EpochEndOffset_v4(buf, pos)
-                        partitions_items.append(partitions_item)
-                result.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_EpochEndOffset_v4(buf, pos)
+                    partitions_items.append(partitions_item)
+            result.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -531,20 +503,11 @@ def _write_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult, out
         field = "topic"
         if result.topic is None:
             raise EncodeError("field topic is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
-        topic_utf8 = result.topic.encode()
-        if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_utf8) + 1)
-            out += topic_utf8
-        else:
-            _w.write_compact_string(out, result.topic)
+        _w.write_compact_string(out, result.topic)
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_EpochEndOffset_v4(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -592,42 +555,9 @@ def _read_OffsetForLeaderEpochResponse_v0(buf: bytes, pos: int) -> tuple[OffsetF
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetForLeaderTopicResult)
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[EpochEndOffset] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(EpochEndOffset)
-                                partitions_item.leader_epoch = -1
-                                field = "error_code, partition, end_offset"
-                                partitions_item.error_code, partitions_item.partition, partitions_item.end_offset = _unpack_EpochEndOffset_error_code_to_end_offset(buf, pos)
-                                pos += 14
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetForLeaderTopicResult_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -671,7 +601,6 @@ def _read_OffsetForLeaderEpochResponse_v1(buf: bytes, pos: int) -> tuple[OffsetF
     response.throttle_time_ms = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -682,42 +611,9 @@ def _read_OffsetForLeaderEpochResponse_v1(buf: bytes, pos: int) -> tuple[OffsetF
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetForLeaderTopicResult)
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[EpochEndOffset] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 18
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 18:
-                            for partitions_row in _rows_EpochEndOffset_v1_3(partitions_rows):
-                                partitions_item = blank_instance(EpochEndOffset)
-                                partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_EpochEndOffset_v1_3(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetForLeaderTopicResult_v1_3(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -760,7 +656,6 @@ def _read_OffsetForLeaderEpochResponse_v2_3(buf: bytes, pos: int) -> tuple[Offse
     response = blank_instance(OffsetForLeaderEpochResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetForLeaderEpochResponse_throttle_time_ms(buf, pos)
@@ -774,42 +669,9 @@ def _read_OffsetForLeaderEpochResponse_v2_3(buf: bytes, pos: int) -> tuple[Offse
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetForLeaderTopicResult)
-                    field = "topic"
-                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[EpochEndOffset] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 18
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 18:
-                            for partitions_row in _rows_EpochEndOffset_v1_3(partitions_rows):
-                                partitions_item = blank_instance(EpochEndOffset)
-                                partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_EpochEndOffset_v1_3(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetForLeaderTopicResult_v1_3(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -854,86 +716,23 @@ def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetF
     response = blank_instance(OffsetForLeaderEpochResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetForLeaderEpochResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(OffsetForLeaderTopicResult)
-                        field = "topic"
-                        topic_n = buf[pos]  # the length + 1
-                        if topic_n == 1:  # the empty string
-                            topics_item.topic = ""
-                            pos += 1
-                        else:
-                            topic_end = pos + topic_n
-                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                topics_item.topic = buf[pos + 1:topic_end].decode()
-                                pos = topic_end
-                            else:
-                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[EpochEndOffset] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 19
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 19 and not any(partitions_rows[18::19]):
-                                    for partitions_row in _rows_EpochEndOffset_v4(partitions_rows):
-                                        partitions_item = blank_instance(EpochEndOffset)
-                                        partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_EpochEndOffset_v4(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_OffsetForLeaderTopicResult_v4(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -954,10 +753,6 @@ def _write_OffsetForLeaderEpochResponse_v4(response: OffsetForLeaderEpochRespons
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse version 4 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopicResult_v4(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -680,12 +680,11 @@ def _write_PartitionChangeRecord_v1(record: PartitionChangeRecord, out: bytearra
             directories_items = record.directories
             if directories_items is None:
                 _w.write_count(payload, None, True)
-            elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(directories_items) + 1)
-                for directories_item in directories_items:
-                    payload += _w.uuid_bytes(directories_item)
             else:
-                _w.write_count(payload, len(directories_items), True)
+                if len(directories_items) < 32:  # the usual case: a short array with a one-byte count
+                    payload.append(len(directories_items) + 1)
+                else:
+                    _w.write_count(payload, len(directories_items), True)
                 for directories_item in directories_items:
                     payload += _w.uuid_bytes(directories_item)
             tagged.append((8, payload))
@@ -1070,12 +1069,11 @@ def _write_PartitionChangeRecord_v2(record: PartitionChangeRecord, out: bytearra
             directories_items = record.directories
             if directories_items is None:
                 _w.write_count(payload, None, True)
-            elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(directories_items) + 1)
-                for directories_item in directories_items:
-                    payload += _w.uuid_bytes(directories_item)
             else:
-                _w.write_count(payload, len(directories_items), True)
+                if len(directories_items) < 32:  # the usual case: a short array with a one-byte count
+                    payload.append(len(directories_items) + 1)
+                else:
+                    _w.write_count(payload, len(directories_items), True)
                 for directories_item in directories_items:
                     payload += _w.uuid_bytes(directories_item)
             tagged.append((8, payload))

@@ -582,12 +582,10 @@ def _write_PartitionRecord_v1(record: PartitionRecord, out: bytearray) -> None:
                 raise EncodeError("field directories is null, which PartitionRecord version 1 does not allow (never nullable)")
         elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(directories_items) + 1)
-            for directories_item in directories_items:
-                out += _w.uuid_bytes(directories_item)
         else:
             _w.write_count(out, len(directories_items), True)
-            for directories_item in directories_items:
-                out += _w.uuid_bytes(directories_item)
+        for directories_item in directories_items:
+            out += _w.uuid_bytes(directories_item)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if record.leader_recovery_state != 0:
@@ -874,12 +872,10 @@ def _write_PartitionRecord_v2(record: PartitionRecord, out: bytearray) -> None:
                 raise EncodeError("field directories is null, which PartitionRecord version 2 does not allow (never nullable)")
         elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(directories_items) + 1)
-            for directories_item in directories_items:
-                out += _w.uuid_bytes(directories_item)
         else:
             _w.write_count(out, len(directories_items), True)
-            for directories_item in directories_items:
-                out += _w.uuid_bytes(directories_item)
+        for directories_item in directories_items:
+            out += _w.uuid_bytes(directories_item)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if record.leader_recovery_state != 0:

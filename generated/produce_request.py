@@ -355,30 +355,9 @@ def _read_TopicProduceData_v0_8(buf: bytes, pos: int) -> tuple[TopicProduceData,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_data_items: list[PartitionProduceData] = []
-            for partition_data_index in range(partition_data_n):
-                try:
-                    partition_data_item = blank_instance(PartitionProduceData)
-                    field = "index"
-                    (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
-                    pos += 4
-                    field = "records"
-                    records_n, pos = _w.read_length(buf, pos, False)
-                    if records_n < 0:
-                        partition_data_item.records = None
-                    else:
-                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                        records_view._buf = buf
-                        records_view._start = pos
-                        records_view._end = pos + records_n
-                        partition_data_item.records = records_view
-                        pos += records_n
-                    partition_data_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_data[]", partition_data_index
-                    raise failure from None
+            for index in range(partition_data_n):
+                partition_data_item, pos = _read_PartitionProduceData_v0_8(buf, pos)
                 partition_data_items.append(partition_data_item)
-            field, index = "partition_data[]", partition_data_index  # as the last call would have left them
             data.partition_data = partition_data_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -533,12 +512,10 @@ def _write_TopicProduceData_v9_12(data: TopicProduceData, out: bytearray) -> Non
                 raise EncodeError("field partition_data is null, which TopicProduceData versions 9-12 do not allow (never nullable)")
         elif len(partition_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_data_items) + 1)
-            for partition_data_item in partition_data_items:
-                _write_PartitionProduceData_v9_13(partition_data_item, out)
         else:
             _w.write_count(out, len(partition_data_items), True)
-            for partition_data_item in partition_data_items:
-                _write_PartitionProduceData_v9_13(partition_data_item, out)
+        for partition_data_item in partition_data_items:
+            _write_PartitionProduceData_v9_13(partition_data_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -661,12 +638,10 @@ def _write_TopicProduceData_v13(data: TopicProduceData, out: bytearray) -> None:
                 raise EncodeError("field partition_data is null, which TopicProduceData version 13 does not allow (never nullable)")
         elif len(partition_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_data_items) + 1)
-            for partition_data_item in partition_data_items:
-                _write_PartitionProduceData_v9_13(partition_data_item, out)
         else:
             _w.write_count(out, len(partition_data_items), True)
-            for partition_data_item in partition_data_items:
-                _write_PartitionProduceData_v9_13(partition_data_item, out)
+        for partition_data_item in partition_data_items:
+            _write_PartitionProduceData_v9_13(partition_data_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -713,53 +688,9 @@ def _read_ProduceRequest_v0_2(buf: bytes, pos: int) -> tuple[ProduceRequest, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
-            for topic_data_index in range(topic_data_n):
-                try:
-                    topic_data_item = blank_instance(TopicProduceData)
-                    topic_data_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topic_data_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_data[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_data_n, pos = _w.read_count(buf, pos, False)
-                    if partition_data_n < 0:
-                        raise DecodeError("non-nullable field partition_data was null", offset=pos)
-                    elif partition_data_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_data_items: list[PartitionProduceData] = []
-                        for partition_data_index in range(partition_data_n):
-                            try:
-                                partition_data_item = blank_instance(PartitionProduceData)
-                                field = "index"
-                                (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
-                                pos += 4
-                                field = "records"
-                                records_n, pos = _w.read_length(buf, pos, False)
-                                if records_n < 0:
-                                    partition_data_item.records = None
-                                else:
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = pos
-                                    records_view._end = pos + records_n
-                                    partition_data_item.records = records_view
-                                    pos += records_n
-                                partition_data_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_data[]", partition_data_index
-                                raise failure from None
-                            partition_data_items.append(partition_data_item)
-                        field, index = "partition_data[]", partition_data_index  # as the last call would have left them
-                        topic_data_item.partition_data = partition_data_items
-                    topic_data_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_data[]", topic_data_index
-                    raise failure from None
+            for index in range(topic_data_n):
+                topic_data_item, pos = _read_TopicProduceData_v0_8(buf, pos)
                 topic_data_items.append(topic_data_item)
-            field, index = "topic_data[]", topic_data_index  # as the last call would have left them
             request.topic_data = topic_data_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -821,53 +752,9 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
-            for topic_data_index in range(topic_data_n):
-                try:
-                    topic_data_item = blank_instance(TopicProduceData)
-                    topic_data_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    topic_data_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_data[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_data_n, pos = _w.read_count(buf, pos, False)
-                    if partition_data_n < 0:
-                        raise DecodeError("non-nullable field partition_data was null", offset=pos)
-                    elif partition_data_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_data_items: list[PartitionProduceData] = []
-                        for partition_data_index in range(partition_data_n):
-                            try:
-                                partition_data_item = blank_instance(PartitionProduceData)
-                                field = "index"
-                                (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
-                                pos += 4
-                                field = "records"
-                                records_n, pos = _w.read_length(buf, pos, False)
-                                if records_n < 0:
-                                    partition_data_item.records = None
-                                else:
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = pos
-                                    records_view._end = pos + records_n
-                                    partition_data_item.records = records_view
-                                    pos += records_n
-                                partition_data_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_data[]", partition_data_index
-                                raise failure from None
-                            partition_data_items.append(partition_data_item)
-                        field, index = "partition_data[]", partition_data_index  # as the last call would have left them
-                        topic_data_item.partition_data = partition_data_items
-                    topic_data_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_data[]", topic_data_index
-                    raise failure from None
+            for index in range(topic_data_n):
+                topic_data_item, pos = _read_TopicProduceData_v0_8(buf, pos)
                 topic_data_items.append(topic_data_item)
-            field, index = "topic_data[]", topic_data_index  # as the last call would have left them
             request.topic_data = topic_data_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1067,12 +954,10 @@ def _write_ProduceRequest_v9_12(request: ProduceRequest, out: bytearray) -> None
                 raise EncodeError("field topic_data is null, which ProduceRequest versions 9-12 do not allow (never nullable)")
         elif len(topic_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_data_items) + 1)
-            for topic_data_item in topic_data_items:
-                _write_TopicProduceData_v9_12(topic_data_item, out)
         else:
             _w.write_count(out, len(topic_data_items), True)
-            for topic_data_item in topic_data_items:
-                _write_TopicProduceData_v9_12(topic_data_item, out)
+        for topic_data_item in topic_data_items:
+            _write_TopicProduceData_v9_12(topic_data_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -1247,12 +1132,10 @@ def _write_ProduceRequest_v13(request: ProduceRequest, out: bytearray) -> None:
                 raise EncodeError("field topic_data is null, which ProduceRequest version 13 does not allow (never nullable)")
         elif len(topic_data_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(topic_data_items) + 1)
-            for topic_data_item in topic_data_items:
-                _write_TopicProduceData_v13(topic_data_item, out)
         else:
             _w.write_count(out, len(topic_data_items), True)
-            for topic_data_item in topic_data_items:
-                _write_TopicProduceData_v13(topic_data_item, out)
+        for topic_data_item in topic_data_items:
+            _write_TopicProduceData_v13(topic_data_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -702,21 +702,9 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for record_errors_index in range(record_errors_n):
-                try:
-                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                    field = "batch_index"
-                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                    pos += 4
-                    field = "batch_index_error_message"
-                    record_errors_item.batch_index_error_message, pos = _w.read_string(buf, pos)
-                    record_errors_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "record_errors[]", record_errors_index
-                    raise failure from None
+            for index in range(record_errors_n):
+                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v8(buf, pos)
                 record_errors_items.append(record_errors_item)
-            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
             response.record_errors = record_errors_items
         field = "error_message"
         response.error_message, pos = _w.read_string(buf, pos)
@@ -862,12 +850,10 @@ def _write_PartitionProduceResponse_v9(response: PartitionProduceResponse, out: 
                 raise EncodeError("field record_errors is null, which PartitionProduceResponse version 9 does not allow (never nullable)")
         elif len(record_errors_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(record_errors_items) + 1)
-            for record_errors_item in record_errors_items:
-                _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
         else:
             _w.write_count(out, len(record_errors_items), True)
-            for record_errors_item in record_errors_items:
-                _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
+        for record_errors_item in record_errors_items:
+            _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "(tagged fields)"
@@ -1016,12 +1002,10 @@ def _write_PartitionProduceResponse_v10_13(response: PartitionProduceResponse, o
                 raise EncodeError("field record_errors is null, which PartitionProduceResponse versions 10-13 do not allow (never nullable)")
         elif len(record_errors_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(record_errors_items) + 1)
-            for record_errors_item in record_errors_items:
-                _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
         else:
             _w.write_count(out, len(record_errors_items), True)
-            for record_errors_item in record_errors_items:
-                _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
+        for record_errors_item in record_errors_items:
+            _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "(tagged fields)"
@@ -1082,22 +1066,9 @@ def _read_TopicProduceResponse_v0_1(buf: bytes, pos: int) -> tuple[TopicProduceR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    partition_responses_item.log_append_time_ms = -1
-                    partition_responses_item.log_start_offset = -1
-                    partition_responses_item.error_message = None
-                    field = "index, error_code, base_offset"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset = _unpack_PartitionProduceResponse_index_to_base_offset(buf, pos)
-                    pos += 14
-                    partition_responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
+            for index in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v0_1(buf, pos)
                 partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1158,21 +1129,9 @@ def _read_TopicProduceResponse_v2_4(buf: bytes, pos: int) -> tuple[TopicProduceR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    partition_responses_item.log_start_offset = -1
-                    partition_responses_item.error_message = None
-                    field = "index, error_code, base_offset, log_append_time_ms"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms = _unpack_PartitionProduceResponse_index_to_log_append_time_ms(buf, pos)
-                    pos += 22
-                    partition_responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
+            for index in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v2_4(buf, pos)
                 partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1233,20 +1192,9 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    partition_responses_item.error_message = None
-                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    partition_responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
+            for index in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v5_7(buf, pos)
                 partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1307,46 +1255,9 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "record_errors[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    record_errors_n, pos = _w.read_count(buf, pos, False)
-                    if record_errors_n < 0:
-                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        record_errors_items: list[BatchIndexAndErrorMessage] = []
-                        for record_errors_index in range(record_errors_n):
-                            try:
-                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                field = "batch_index"
-                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                pos += 4
-                                field = "batch_index_error_message"
-                                record_errors_item.batch_index_error_message, pos = _w.read_string(buf, pos)
-                                record_errors_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "record_errors[]", record_errors_index
-                                raise failure from None
-                            record_errors_items.append(record_errors_item)
-                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                        partition_responses_item.record_errors = record_errors_items
-                    field = "error_message"
-                    partition_responses_item.error_message, pos = _w.read_string(buf, pos)
-                    partition_responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
+            for index in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v8(buf, pos)
                 partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1538,12 +1449,10 @@ def _write_TopicProduceResponse_v9(response: TopicProduceResponse, out: bytearra
                 raise EncodeError("field partition_responses is null, which TopicProduceResponse version 9 does not allow (never nullable)")
         elif len(partition_responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_responses_items) + 1)
-            for partition_responses_item in partition_responses_items:
-                _write_PartitionProduceResponse_v9(partition_responses_item, out)
         else:
             _w.write_count(out, len(partition_responses_items), True)
-            for partition_responses_item in partition_responses_items:
-                _write_PartitionProduceResponse_v9(partition_responses_item, out)
+        for partition_responses_item in partition_responses_items:
+            _write_PartitionProduceResponse_v9(partition_responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1742,12 +1651,10 @@ def _write_TopicProduceResponse_v10_12(response: TopicProduceResponse, out: byte
                 raise EncodeError("field partition_responses is null, which TopicProduceResponse versions 10-12 do not allow (never nullable)")
         elif len(partition_responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_responses_items) + 1)
-            for partition_responses_item in partition_responses_items:
-                _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
         else:
             _w.write_count(out, len(partition_responses_items), True)
-            for partition_responses_item in partition_responses_items:
-                _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
+        for partition_responses_item in partition_responses_items:
+            _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1929,12 +1836,10 @@ def _write_TopicProduceResponse_v13(response: TopicProduceResponse, out: bytearr
                 raise EncodeError("field partition_responses is null, which TopicProduceResponse version 13 does not allow (never nullable)")
         elif len(partition_responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(partition_responses_items) + 1)
-            for partition_responses_item in partition_responses_items:
-                _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
         else:
             _w.write_count(out, len(partition_responses_items), True)
-            for partition_responses_item in partition_responses_items:
-                _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
+        for partition_responses_item in partition_responses_items:
+            _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -2068,45 +1973,9 @@ def _read_ProduceResponse_v0(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    responses_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n, pos = _w.read_count(buf, pos, False)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                partition_responses_item.log_append_time_ms = -1
-                                partition_responses_item.log_start_offset = -1
-                                partition_responses_item.error_message = None
-                                field = "index, error_code, base_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset = _unpack_PartitionProduceResponse_index_to_base_offset(buf, pos)
-                                pos += 14
-                                partition_responses_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v0_1(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2161,45 +2030,9 @@ def _read_ProduceResponse_v1(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    responses_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n, pos = _w.read_count(buf, pos, False)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                partition_responses_item.log_append_time_ms = -1
-                                partition_responses_item.log_start_offset = -1
-                                partition_responses_item.error_message = None
-                                field = "index, error_code, base_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset = _unpack_PartitionProduceResponse_index_to_base_offset(buf, pos)
-                                pos += 14
-                                partition_responses_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v0_1(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -2259,44 +2092,9 @@ def _read_ProduceResponse_v2_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    responses_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n, pos = _w.read_count(buf, pos, False)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                partition_responses_item.log_start_offset = -1
-                                partition_responses_item.error_message = None
-                                field = "index, error_code, base_offset, log_append_time_ms"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms = _unpack_PartitionProduceResponse_index_to_log_append_time_ms(buf, pos)
-                                pos += 22
-                                partition_responses_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v2_4(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -2356,43 +2154,9 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    responses_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n, pos = _w.read_count(buf, pos, False)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                partition_responses_item.error_message = None
-                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                partition_responses_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v5_7(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -2452,69 +2216,9 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    responses_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n, pos = _w.read_count(buf, pos, False)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "record_errors[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                record_errors_n, pos = _w.read_count(buf, pos, False)
-                                if record_errors_n < 0:
-                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: no loop to set up
-                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                else:
-                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
-                                    for record_errors_index in range(record_errors_n):
-                                        try:
-                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                            field = "batch_index"
-                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                            pos += 4
-                                            field = "batch_index_error_message"
-                                            record_errors_item.batch_index_error_message, pos = _w.read_string(buf, pos)
-                                            record_errors_item.unknown_tagged_fields = ()
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "record_errors[]", record_errors_index
-                                            raise failure from None
-                                        record_errors_items.append(record_errors_item)
-                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                                    partition_responses_item.record_errors = record_errors_items
-                                field = "error_message"
-                                partition_responses_item.error_message, pos = _w.read_string(buf, pos)
-                                partition_responses_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    responses_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
+            for index in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v8(buf, pos)
                 responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -2736,12 +2440,10 @@ def _write_ProduceResponse_v9(response: ProduceResponse, out: bytearray) -> None
                 raise EncodeError("field responses is null, which ProduceResponse version 9 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_TopicProduceResponse_v9(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_TopicProduceResponse_v9(responses_item, out)
+        for responses_item in responses_items:
+            _write_TopicProduceResponse_v9(responses_item, out)
         field = "throttle_time_ms"
         out += _pack_ProduceResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -3052,12 +2754,10 @@ def _write_ProduceResponse_v10_12(response: ProduceResponse, out: bytearray) -> 
                 raise EncodeError("field responses is null, which ProduceResponse versions 10-12 do not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_TopicProduceResponse_v10_12(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_TopicProduceResponse_v10_12(responses_item, out)
+        for responses_item in responses_items:
+            _write_TopicProduceResponse_v10_12(responses_item, out)
         field = "throttle_time_ms"
         out += _pack_ProduceResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -3070,12 +2770,10 @@ def _write_ProduceResponse_v10_12(response: ProduceResponse, out: bytearray) -> 
                     raise EncodeError("field node_endpoints is null, which ProduceResponse versions 10-12 do not allow (never nullable)")
             elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(node_endpoints_items) + 1)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v10_13(node_endpoints_item, payload)
             else:
                 _w.write_count(payload, len(node_endpoints_items), True)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v10_13(node_endpoints_item, payload)
+            for node_endpoints_item in node_endpoints_items:
+                _write_NodeEndpoint_v10_13(node_endpoints_item, payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)
@@ -3385,12 +3083,10 @@ def _write_ProduceResponse_v13(response: ProduceResponse, out: bytearray) -> Non
                 raise EncodeError("field responses is null, which ProduceResponse version 13 does not allow (never nullable)")
         elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_TopicProduceResponse_v13(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_TopicProduceResponse_v13(responses_item, out)
+        for responses_item in responses_items:
+            _write_TopicProduceResponse_v13(responses_item, out)
         field = "throttle_time_ms"
         out += _pack_ProduceResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -3403,12 +3099,10 @@ def _write_ProduceResponse_v13(response: ProduceResponse, out: bytearray) -> Non
                     raise EncodeError("field node_endpoints is null, which ProduceResponse version 13 does not allow (never nullable)")
             elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(node_endpoints_items) + 1)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v10_13(node_endpoints_item, payload)
             else:
                 _w.write_count(payload, len(node_endpoints_items), True)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v10_13(node_endpoints_item, payload)
+            for node_endpoints_item in node_endpoints_items:
+                _write_NodeEndpoint_v10_13(node_endpoints_item, payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)

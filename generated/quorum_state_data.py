@@ -223,51 +223,34 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
     size = len(buf)
     try:
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            data.cluster_id = ""
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                data.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                data.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+        data.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "leader_id, leader_epoch, voted_id, applied_offset"
         data.leader_id, data.leader_epoch, data.voted_id, data.applied_offset = _unpack_QuorumStateData_leader_id_to_applied_offset(buf, pos)
         pos += 20
         field = "current_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        current_voters_n = buf[pos] - 1
-        if current_voters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        current_voters_n, pos = _w.read_count(buf, pos, True)
+        if current_voters_n < 0:
+            data.current_voters = None
+        elif current_voters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            current_voters_items: list[Voter] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            current_voters_end = pos + current_voters_n * 5
+            current_voters_rows = buf[pos:current_voters_end]
+            if len(current_voters_rows) == current_voters_n * 5 and not any(current_voters_rows[4::5]):
+                for current_voters_row in _rows_Voter_v0(current_voters_rows):
+                    current_voters_item = blank_instance(Voter)
+                    current_voters_item.voter_id, _ = current_voters_row
+                    current_voters_item.unknown_tagged_fields = ()
+                    current_voters_items.append(current_voters_item)
+                pos = current_voters_end
             else:
-                current_voters_n, pos = _w.read_count(buf, pos, True)
-            if current_voters_n < 0:
-                data.current_voters = None
-            elif current_voters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                current_voters_items: list[Voter] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                current_voters_end = pos + current_voters_n * 5
-                current_voters_rows = buf[pos:current_voters_end]
-                if len(current_voters_rows) == current_voters_n * 5 and not any(current_voters_rows[4::5]):
-                    for current_voters_row in _rows_Voter_v0(current_voters_rows):
-                        current_voters_item = blank_instance(Voter)
-                        current_voters_item.voter_id, _ = current_voters_row
-                        current_voters_item.unknown_tagged_fields = ()
-                        current_voters_items.append(current_voters_item)
-                    pos = current_voters_end
-                else:
-                    for index in range(current_voters_n):
-                        current_voters_item, pos = _read_Voter_v0(buf, pos)
-                        current_voters_items.append(current_voters_item)
-                data.current_voters = current_voters_items
+                for index in range(current_voters_n):
+                    current_voters_item, pos = _read_Voter_v0(buf, pos)
+                    current_voters_items.append(current_voters_item)
+            data.current_voters = current_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -287,22 +270,13 @@ def _write_QuorumStateData_v0(data: QuorumStateData, out: bytearray) -> None:
         field = "cluster_id"
         if data.cluster_id is None:
             raise EncodeError("field cluster_id is null, which QuorumStateData version 0 does not allow (never nullable)")
-        cluster_id_utf8 = data.cluster_id.encode()
-        if len(cluster_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(cluster_id_utf8) + 1)
-            out += cluster_id_utf8
-        else:
-            _w.write_compact_string(out, data.cluster_id)
+        _w.write_compact_string(out, data.cluster_id)
         field = "leader_id, leader_epoch, voted_id, applied_offset"
         out += _pack_QuorumStateData_leader_id_to_applied_offset(data.leader_id, data.leader_epoch, data.voted_id, data.applied_offset)
         field = "current_voters[]"
         current_voters_items = data.current_voters
         if current_voters_items is None:
             _w.write_count(out, None, True)
-        elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(current_voters_items) + 1)
-            for current_voters_item in current_voters_items:
-                _write_Voter_v0(current_voters_item, out)
         else:
             _w.write_count(out, len(current_voters_items), True)
             for current_voters_item in current_voters_items:

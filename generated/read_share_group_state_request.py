@@ -247,35 +247,28 @@ def _read_ReadStateData_v0(buf: bytes, pos: int) -> tuple[ReadStateData, int]:
         data.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[PartitionData] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 9
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 9 and not any(partitions_rows[8::9]):
+                for partitions_row in _rows_PartitionData_v0(partitions_rows):
+                    partitions_item = blank_instance(PartitionData)
+                    partitions_item.partition, partitions_item.leader_epoch, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 9
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 9 and not any(partitions_rows[8::9]):
-                    for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                        partitions_item = blank_instance(PartitionData)
-                        partitions_item.partition, partitions_item.leader_epoch, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                        partitions_items.append(partitions_item)
-                data.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_PartitionData_v0(buf, pos)
+                    partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -296,10 +289,6 @@ def _write_ReadStateData_v0(data: ReadStateData, out: bytearray) -> None:
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which ReadStateData version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -336,85 +325,22 @@ def _read_ReadShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[ReadShare
     request = blank_instance(ReadShareGroupStateRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[ReadStateData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(ReadStateData)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 9
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 9 and not any(partitions_rows[8::9]):
-                                    for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                                        partitions_item = blank_instance(PartitionData)
-                                        partitions_item.partition, partitions_item.leader_epoch, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[ReadStateData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_ReadStateData_v0(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -432,20 +358,11 @@ def _write_ReadShareGroupStateRequest_v0(request: ReadShareGroupStateRequest, ou
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which ReadShareGroupStateRequest version 0 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ReadShareGroupStateRequest version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_ReadStateData_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -608,24 +608,20 @@ def _write_RegisterBrokerRecord_v0(record: RegisterBrokerRecord, out: bytearray)
                 raise EncodeError("field end_points is null, which RegisterBrokerRecord version 0 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
-            for end_points_item in end_points_items:
-                _write_BrokerEndpoint_v0_3(end_points_item, out)
         else:
             _w.write_count(out, len(end_points_items), True)
-            for end_points_item in end_points_items:
-                _write_BrokerEndpoint_v0_3(end_points_item, out)
+        for end_points_item in end_points_items:
+            _write_BrokerEndpoint_v0_3(end_points_item, out)
         field = "features[]"
         features_items = record.features
         if features_items is None:
                 raise EncodeError("field features is null, which RegisterBrokerRecord version 0 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_BrokerFeature_v0_3(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_BrokerFeature_v0_3(features_item, out)
+        for features_item in features_items:
+            _write_BrokerFeature_v0_3(features_item, out)
         field = "rack"
         _w.write_compact_string(out, record.rack)
         field = "fenced"
@@ -835,24 +831,20 @@ def _write_RegisterBrokerRecord_v1(record: RegisterBrokerRecord, out: bytearray)
                 raise EncodeError("field end_points is null, which RegisterBrokerRecord version 1 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
-            for end_points_item in end_points_items:
-                _write_BrokerEndpoint_v0_3(end_points_item, out)
         else:
             _w.write_count(out, len(end_points_items), True)
-            for end_points_item in end_points_items:
-                _write_BrokerEndpoint_v0_3(end_points_item, out)
+        for end_points_item in end_points_items:
+            _write_BrokerEndpoint_v0_3(end_points_item, out)
         field = "features[]"
         features_items = record.features
         if features_items is None:
                 raise EncodeError("field features is null, which RegisterBrokerRecord version 1 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_BrokerFeature_v0_3(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_BrokerFeature_v0_3(features_item, out)
+        for features_item in features_items:
+            _write_BrokerFeature_v0_3(features_item, out)
         field = "rack"
         _w.write_compact_string(out, record.rack)
         field = "fenced, in_controlled_shutdown"
@@ -1059,24 +1051,20 @@ def _write_RegisterBrokerRecord_v2(record: RegisterBrokerRecord, out: bytearray)
                 raise EncodeError("field end_points is null, which RegisterBrokerRecord version 2 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
-            for end_points_item in end_points_items:
-                _write_BrokerEndpoint_v0_3(end_points_item, out)
         else:
             _w.write_count(out, len(end_points_items), True)
-            for end_points_item in end_points_items:
-                _write_BrokerEndpoint_v0_3(end_points_item, out)
+        for end_points_item in end_points_items:
+            _write_BrokerEndpoint_v0_3(end_points_item, out)
         field = "features[]"
         features_items = record.features
         if features_items is None:
                 raise EncodeError("field features is null, which RegisterBrokerRecord version 2 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_BrokerFeature_v0_3(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_BrokerFeature_v0_3(features_item, out)
+        for features_item in features_items:
+            _write_BrokerFeature_v0_3(features_item, out)
         field = "rack"
         _w.write_compact_string(out, record.rack)
         field = "fenced, in_controlled_shutdown"
@@ -1321,24 +1309,20 @@ def _write_RegisterBrokerRecord_v3(record: RegisterBrokerRecord, out: bytearray)
                 raise EncodeError("field end_points is null, which RegisterBrokerRecord version 3 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
-            for end_points_item in end_points_items:
-                _write_BrokerEndpoint_v0_3(end_points_item, out)
         else:
             _w.write_count(out, len(end_points_items), True)
-            for end_points_item in end_points_items:
-                _write_BrokerEndpoint_v0_3(end_points_item, out)
+        for end_points_item in end_points_items:
+            _write_BrokerEndpoint_v0_3(end_points_item, out)
         field = "features[]"
         features_items = record.features
         if features_items is None:
                 raise EncodeError("field features is null, which RegisterBrokerRecord version 3 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_BrokerFeature_v0_3(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_BrokerFeature_v0_3(features_item, out)
+        for features_item in features_items:
+            _write_BrokerFeature_v0_3(features_item, out)
         field = "rack"
         _w.write_compact_string(out, record.rack)
         field = "fenced, in_controlled_shutdown"
@@ -1353,12 +1337,10 @@ def _write_RegisterBrokerRecord_v3(record: RegisterBrokerRecord, out: bytearray)
                     raise EncodeError("field log_dirs is null, which RegisterBrokerRecord version 3 does not allow (never nullable)")
             elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
                 payload.append(len(log_dirs_items) + 1)
-                for log_dirs_item in log_dirs_items:
-                    payload += _w.uuid_bytes(log_dirs_item)
             else:
                 _w.write_count(payload, len(log_dirs_items), True)
-                for log_dirs_item in log_dirs_items:
-                    payload += _w.uuid_bytes(log_dirs_item)
+            for log_dirs_item in log_dirs_items:
+                payload += _w.uuid_bytes(log_dirs_item)
             tagged.append((0, payload))
         if tagged or record.unknown_tagged_fields:
             _w.write_tagged(out, tagged, record.unknown_tagged_fields)

@@ -540,24 +540,20 @@ def _write_RegisterControllerRecord_v0(record: RegisterControllerRecord, out: by
                 raise EncodeError("field end_points is null, which RegisterControllerRecord version 0 does not allow (never nullable)")
         elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(end_points_items) + 1)
-            for end_points_item in end_points_items:
-                _write_ControllerEndpoint_v0(end_points_item, out)
         else:
             _w.write_count(out, len(end_points_items), True)
-            for end_points_item in end_points_items:
-                _write_ControllerEndpoint_v0(end_points_item, out)
+        for end_points_item in end_points_items:
+            _write_ControllerEndpoint_v0(end_points_item, out)
         field = "features[]"
         features_items = record.features
         if features_items is None:
                 raise EncodeError("field features is null, which RegisterControllerRecord version 0 does not allow (never nullable)")
         elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(features_items) + 1)
-            for features_item in features_items:
-                _write_ControllerFeature_v0(features_item, out)
         else:
             _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_ControllerFeature_v0(features_item, out)
+        for features_item in features_items:
+            _write_ControllerFeature_v0(features_item, out)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:
             _w.write_tagged(out, [], record.unknown_tagged_fields)

@@ -593,12 +593,10 @@ def _write_RemoteLogSegmentMetadataRecord_v0(record: RemoteLogSegmentMetadataRec
                 raise EncodeError("field segment_leader_epochs is null, which RemoteLogSegmentMetadataRecord version 0 does not allow (never nullable)")
         elif len(segment_leader_epochs_items) < 32:  # the usual case: a short array with a one-byte count
             out.append(len(segment_leader_epochs_items) + 1)
-            for segment_leader_epochs_item in segment_leader_epochs_items:
-                _write_SegmentLeaderEpochEntry_v0(segment_leader_epochs_item, out)
         else:
             _w.write_count(out, len(segment_leader_epochs_items), True)
-            for segment_leader_epochs_item in segment_leader_epochs_items:
-                _write_SegmentLeaderEpochEntry_v0(segment_leader_epochs_item, out)
+        for segment_leader_epochs_item in segment_leader_epochs_items:
+            _write_SegmentLeaderEpochEntry_v0(segment_leader_epochs_item, out)
         field = "segment_size_in_bytes"
         out += _pack_RemoteLogSegmentMetadataRecord_segment_size_in_bytes(record.segment_size_in_bytes)
         field = "custom_metadata"

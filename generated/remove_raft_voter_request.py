@@ -98,23 +98,9 @@ def _read_RemoveRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVot
     request = blank_instance(RemoveRaftVoterRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "cluster_id"
-        cluster_id_n = buf[pos]  # the length + 1
-        if cluster_id_n == 1:  # the empty string
-            request.cluster_id = ""
-            pos += 1
-        elif cluster_id_n == 0:  # null
-            request.cluster_id = None
-            pos += 1
-        else:
-            cluster_id_end = pos + cluster_id_n
-            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                pos = cluster_id_end
-            else:
-                request.cluster_id, pos = _w.read_compact_string(buf, pos)
+        request.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "voter_id"
         (request.voter_id,) = _unpack_RemoveRaftVoterRequest_voter_id(buf, pos)
         pos += 4

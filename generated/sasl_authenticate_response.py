@@ -199,26 +199,12 @@ def _read_SaslAuthenticateResponse_v2(buf: bytes, pos: int) -> tuple[SaslAuthent
     response = blank_instance(SaslAuthenticateResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_SaslAuthenticateResponse_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "auth_bytes"
         response.auth_bytes, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "session_lifetime_ms"

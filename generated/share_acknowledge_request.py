@@ -27,8 +27,6 @@ _unpack_ShareAcknowledgeRequest_share_session_epoch = struct.Struct(">i").unpack
 _pack_ShareAcknowledgeRequest_share_session_epoch = struct.Struct(">i").pack
 _unpack_ShareAcknowledgeRequest_share_session_epoch_is_renew_ack = struct.Struct(">i?").unpack_from
 _pack_ShareAcknowledgeRequest_share_session_epoch_is_renew_ack = struct.Struct(">i?").pack
-_unpack_int8s = _w.UNPACK_ARRAY["b"]
-_pack_int8s = _w.PACK_ARRAY["b"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -285,26 +283,16 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
     batch = blank_instance(AcknowledgementBatch)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "first_offset, last_offset"
         batch.first_offset, batch.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
         pos += 16
         field = "acknowledge_types"
-        acknowledge_types_n = buf[pos] - 1
-        if acknowledge_types_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+        if acknowledge_types_n < 0:
+            raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
         else:
-            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = acknowledge_types_end
-            else:
-                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                if acknowledge_types_n < 0:
-                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                else:
-                    batch.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+            batch.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -325,9 +313,6 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
         acknowledge_types_items = batch.acknowledge_types
         if acknowledge_types_items is None:
                 raise EncodeError("field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
-        elif len(acknowledge_types_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(acknowledge_types_items) + 1)
-            out += _pack_int8s[len(acknowledge_types_items)](*acknowledge_types_items)
         else:
             _w.write_count(out, len(acknowledge_types_items), True)
             _w.write_fixed_array(out, acknowledge_types_items, "b")
@@ -361,61 +346,23 @@ def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePa
     partition = blank_instance(AcknowledgePartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index"
         (partition.partition_index,) = _unpack_AcknowledgePartition_partition_index(buf, pos)
         pos += 4
         field = "acknowledgement_batches[]"
         index = -1  # no element yet: an error in the count names the array itself
-        acknowledgement_batches_n = buf[pos] - 1
-        if acknowledgement_batches_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
+        if acknowledgement_batches_n < 0:
+            raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+        elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-            if acknowledgement_batches_n < 0:
-                raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                acknowledgement_batches_items: list[AcknowledgementBatch] = []
-                for acknowledgement_batches_index in range(acknowledgement_batches_n):
-                    try:
-                        acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
-                        field = "first_offset, last_offset"
-                        acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
-                        pos += 16
-                        field = "acknowledge_types"
-                        acknowledge_types_n = buf[pos] - 1
-                        if acknowledge_types_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-                            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = acknowledge_types_end
-                            else:
-                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                                if acknowledge_types_n < 0:
-                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                                else:
-                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            acknowledgement_batches_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index
-                        raise failure from None
-                    acknowledgement_batches_items.append(acknowledgement_batches_item)
-                field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
-                partition.acknowledgement_batches = acknowledgement_batches_items
+            acknowledgement_batches_items: list[AcknowledgementBatch] = []
+            for index in range(acknowledgement_batches_n):
+                acknowledgement_batches_item, pos = _read_AcknowledgementBatch_v1_2(buf, pos)
+                acknowledgement_batches_items.append(acknowledgement_batches_item)
+            partition.acknowledgement_batches = acknowledgement_batches_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -436,10 +383,6 @@ def _write_AcknowledgePartition_v1_2(partition: AcknowledgePartition, out: bytea
         acknowledgement_batches_items = partition.acknowledgement_batches
         if acknowledgement_batches_items is None:
                 raise EncodeError("field acknowledgement_batches is null, which AcknowledgePartition versions 1-2 do not allow (never nullable)")
-        elif len(acknowledgement_batches_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(acknowledgement_batches_items) + 1)
-            for acknowledgement_batches_item in acknowledgement_batches_items:
-                _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
         else:
             _w.write_count(out, len(acknowledgement_batches_items), True)
             for acknowledgement_batches_item in acknowledgement_batches_items:
@@ -475,95 +418,22 @@ def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic,
     topic = blank_instance(AcknowledgeTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(AcknowledgePartition)
-                        field = "partition_index"
-                        (partitions_item.partition_index,) = _unpack_AcknowledgePartition_partition_index(buf, pos)
-                        pos += 4
-                        field = "acknowledgement_batches[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        acknowledgement_batches_n = buf[pos] - 1
-                        if acknowledgement_batches_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-                            if acknowledgement_batches_n < 0:
-                                raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                acknowledgement_batches_items: list[AcknowledgementBatch] = []
-                                for acknowledgement_batches_index in range(acknowledgement_batches_n):
-                                    try:
-                                        acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
-                                        field = "first_offset, last_offset"
-                                        acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
-                                        pos += 16
-                                        field = "acknowledge_types"
-                                        acknowledge_types_n = buf[pos] - 1
-                                        if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-                                            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = acknowledge_types_end
-                                            else:
-                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                                                if acknowledge_types_n < 0:
-                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                                                else:
-                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            acknowledgement_batches_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index
-                                        raise failure from None
-                                    acknowledgement_batches_items.append(acknowledgement_batches_item)
-                                field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
-                                partitions_item.acknowledgement_batches = acknowledgement_batches_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                topic.partitions = partitions_items
+            partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
+            for index in range(partitions_n):
+                partitions_item, pos = _read_AcknowledgePartition_v1_2(buf, pos)
+                partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -584,10 +454,6 @@ def _write_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic, out: bytearray) -> Non
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which AcknowledgeTopic versions 1-2 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_AcknowledgePartition_v1_2(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -625,160 +491,27 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
     request.is_renew_ack = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        elif group_id_n == 0:  # null
-            request.group_id = None
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string(buf, pos)
+        request.group_id, pos = _w.read_compact_string(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        elif member_id_n == 0:  # null
-            request.member_id = None
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string(buf, pos)
+        request.member_id, pos = _w.read_compact_string(buf, pos)
         field = "share_session_epoch"
         (request.share_session_epoch,) = _unpack_ShareAcknowledgeRequest_share_session_epoch(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(AcknowledgeTopic)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(AcknowledgePartition)
-                                        field = "partition_index"
-                                        (partitions_item.partition_index,) = _unpack_AcknowledgePartition_partition_index(buf, pos)
-                                        pos += 4
-                                        field = "acknowledgement_batches[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        acknowledgement_batches_n = buf[pos] - 1
-                                        if acknowledgement_batches_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-                                            if acknowledgement_batches_n < 0:
-                                                raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                acknowledgement_batches_items: list[AcknowledgementBatch] = []
-                                                for acknowledgement_batches_index in range(acknowledgement_batches_n):
-                                                    try:
-                                                        acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
-                                                        field = "first_offset, last_offset"
-                                                        acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
-                                                        pos += 16
-                                                        field = "acknowledge_types"
-                                                        acknowledge_types_n = buf[pos] - 1
-                                                        if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                                            pos += 1  # the field is left unset
-                                                        else:
-                                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-                                                            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                                pos = acknowledge_types_end
-                                                            else:
-                                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                                                                if acknowledge_types_n < 0:
-                                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                                                                else:
-                                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            acknowledgement_batches_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index
-                                                        raise failure from None
-                                                    acknowledgement_batches_items.append(acknowledgement_batches_item)
-                                                field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
-                                                partitions_item.acknowledgement_batches = acknowledgement_batches_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_AcknowledgeTopic_v1_2(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -805,10 +538,6 @@ def _write_ShareAcknowledgeRequest_v1(request: ShareAcknowledgeRequest, out: byt
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ShareAcknowledgeRequest version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_AcknowledgeTopic_v1_2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -846,160 +575,27 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
     request = blank_instance(ShareAcknowledgeRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        elif group_id_n == 0:  # null
-            request.group_id = None
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string(buf, pos)
+        request.group_id, pos = _w.read_compact_string(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        elif member_id_n == 0:  # null
-            request.member_id = None
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string(buf, pos)
+        request.member_id, pos = _w.read_compact_string(buf, pos)
         field = "share_session_epoch, is_renew_ack"
         request.share_session_epoch, request.is_renew_ack = _unpack_ShareAcknowledgeRequest_share_session_epoch_is_renew_ack(buf, pos)
         pos += 5
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(AcknowledgeTopic)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(AcknowledgePartition)
-                                        field = "partition_index"
-                                        (partitions_item.partition_index,) = _unpack_AcknowledgePartition_partition_index(buf, pos)
-                                        pos += 4
-                                        field = "acknowledgement_batches[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        acknowledgement_batches_n = buf[pos] - 1
-                                        if acknowledgement_batches_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-                                            if acknowledgement_batches_n < 0:
-                                                raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                acknowledgement_batches_items: list[AcknowledgementBatch] = []
-                                                for acknowledgement_batches_index in range(acknowledgement_batches_n):
-                                                    try:
-                                                        acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
-                                                        field = "first_offset, last_offset"
-                                                        acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
-                                                        pos += 16
-                                                        field = "acknowledge_types"
-                                                        acknowledge_types_n = buf[pos] - 1
-                                                        if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                                            pos += 1  # the field is left unset
-                                                        else:
-                                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-                                                            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                                pos = acknowledge_types_end
-                                                            else:
-                                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                                                                if acknowledge_types_n < 0:
-                                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                                                                else:
-                                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            acknowledgement_batches_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index
-                                                        raise failure from None
-                                                    acknowledgement_batches_items.append(acknowledgement_batches_item)
-                                                field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
-                                                partitions_item.acknowledgement_batches = acknowledgement_batches_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_AcknowledgeTopic_v1_2(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1024,10 +620,6 @@ def _write_ShareAcknowledgeRequest_v2(request: ShareAcknowledgeRequest, out: byt
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ShareAcknowledgeRequest version 2 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_AcknowledgeTopic_v1_2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -27,10 +27,6 @@ _unpack_ShareFetchRequest_share_session_epoch_to_batch_size = struct.Struct(">ii
 _pack_ShareFetchRequest_share_session_epoch_to_batch_size = struct.Struct(">iiiiii").pack
 _unpack_ShareFetchRequest_share_session_epoch_to_is_renew_ack = struct.Struct(">iiiiiib?").unpack_from
 _pack_ShareFetchRequest_share_session_epoch_to_is_renew_ack = struct.Struct(">iiiiiib?").pack
-_unpack_int8s = _w.UNPACK_ARRAY["b"]
-_pack_int8s = _w.PACK_ARRAY["b"]
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -388,26 +384,16 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
     batch = blank_instance(AcknowledgementBatch)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "first_offset, last_offset"
         batch.first_offset, batch.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
         pos += 16
         field = "acknowledge_types"
-        acknowledge_types_n = buf[pos] - 1
-        if acknowledge_types_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+        if acknowledge_types_n < 0:
+            raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
         else:
-            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = acknowledge_types_end
-            else:
-                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                if acknowledge_types_n < 0:
-                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                else:
-                    batch.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+            batch.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -428,9 +414,6 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
         acknowledge_types_items = batch.acknowledge_types
         if acknowledge_types_items is None:
                 raise EncodeError("field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
-        elif len(acknowledge_types_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(acknowledge_types_items) + 1)
-            out += _pack_int8s[len(acknowledge_types_items)](*acknowledge_types_items)
         else:
             _w.write_count(out, len(acknowledge_types_items), True)
             _w.write_fixed_array(out, acknowledge_types_items, "b")
@@ -464,61 +447,23 @@ def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int
     partition = blank_instance(FetchPartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index"
         (partition.partition_index,) = _unpack_FetchPartition_partition_index(buf, pos)
         pos += 4
         field = "acknowledgement_batches[]"
         index = -1  # no element yet: an error in the count names the array itself
-        acknowledgement_batches_n = buf[pos] - 1
-        if acknowledgement_batches_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
+        if acknowledgement_batches_n < 0:
+            raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+        elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-            if acknowledgement_batches_n < 0:
-                raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                acknowledgement_batches_items: list[AcknowledgementBatch] = []
-                for acknowledgement_batches_index in range(acknowledgement_batches_n):
-                    try:
-                        acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
-                        field = "first_offset, last_offset"
-                        acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
-                        pos += 16
-                        field = "acknowledge_types"
-                        acknowledge_types_n = buf[pos] - 1
-                        if acknowledge_types_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-                            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = acknowledge_types_end
-                            else:
-                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                                if acknowledge_types_n < 0:
-                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                                else:
-                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            acknowledgement_batches_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index
-                        raise failure from None
-                    acknowledgement_batches_items.append(acknowledgement_batches_item)
-                field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
-                partition.acknowledgement_batches = acknowledgement_batches_items
+            acknowledgement_batches_items: list[AcknowledgementBatch] = []
+            for index in range(acknowledgement_batches_n):
+                acknowledgement_batches_item, pos = _read_AcknowledgementBatch_v1_2(buf, pos)
+                acknowledgement_batches_items.append(acknowledgement_batches_item)
+            partition.acknowledgement_batches = acknowledgement_batches_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -539,10 +484,6 @@ def _write_FetchPartition_v1_2(partition: FetchPartition, out: bytearray) -> Non
         acknowledgement_batches_items = partition.acknowledgement_batches
         if acknowledgement_batches_items is None:
                 raise EncodeError("field acknowledgement_batches is null, which FetchPartition versions 1-2 do not allow (never nullable)")
-        elif len(acknowledgement_batches_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(acknowledgement_batches_items) + 1)
-            for acknowledgement_batches_item in acknowledgement_batches_items:
-                _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
         else:
             _w.write_count(out, len(acknowledgement_batches_items), True)
             for acknowledgement_batches_item in acknowledgement_batches_items:
@@ -578,95 +519,22 @@ def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     topic = blank_instance(FetchTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: KeyedList[FetchPartition] = KeyedList()
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(FetchPartition)
-                        field = "partition_index"
-                        (partitions_item.partition_index,) = _unpack_FetchPartition_partition_index(buf, pos)
-                        pos += 4
-                        field = "acknowledgement_batches[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        acknowledgement_batches_n = buf[pos] - 1
-                        if acknowledgement_batches_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-                            if acknowledgement_batches_n < 0:
-                                raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                acknowledgement_batches_items: list[AcknowledgementBatch] = []
-                                for acknowledgement_batches_index in range(acknowledgement_batches_n):
-                                    try:
-                                        acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
-                                        field = "first_offset, last_offset"
-                                        acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
-                                        pos += 16
-                                        field = "acknowledge_types"
-                                        acknowledge_types_n = buf[pos] - 1
-                                        if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-                                            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = acknowledge_types_end
-                                            else:
-                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                                                if acknowledge_types_n < 0:
-                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                                                else:
-                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            acknowledgement_batches_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index
-                                        raise failure from None
-                                    acknowledgement_batches_items.append(acknowledgement_batches_item)
-                                field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
-                                partitions_item.acknowledgement_batches = acknowledgement_batches_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                topic.partitions = partitions_items
+            partitions_items: KeyedList[FetchPartition] = KeyedList()
+            for index in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v1_2(buf, pos)
+                partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -687,10 +555,6 @@ def _write_FetchTopic_v1_2(topic: FetchTopic, out: bytearray) -> None:
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which FetchTopic versions 1-2 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v1_2(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -727,25 +591,15 @@ def _read_ForgottenTopic_v1_2(buf: bytes, pos: int) -> tuple[ForgottenTopic, int
     topic = blank_instance(ForgottenTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -766,9 +620,6 @@ def _write_ForgottenTopic_v1_2(topic: ForgottenTopic, out: bytearray) -> None:
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which ForgottenTopic versions 1-2 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -805,209 +656,40 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
     request.is_renew_ack = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        elif group_id_n == 0:  # null
-            request.group_id = None
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string(buf, pos)
+        request.group_id, pos = _w.read_compact_string(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        elif member_id_n == 0:  # null
-            request.member_id = None
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string(buf, pos)
+        request.member_id, pos = _w.read_compact_string(buf, pos)
         field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size"
         request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size = _unpack_ShareFetchRequest_share_session_epoch_to_batch_size(buf, pos)
         pos += 24
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[FetchTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(FetchTopic)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: KeyedList[FetchPartition] = KeyedList()
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(FetchPartition)
-                                        field = "partition_index"
-                                        (partitions_item.partition_index,) = _unpack_FetchPartition_partition_index(buf, pos)
-                                        pos += 4
-                                        field = "acknowledgement_batches[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        acknowledgement_batches_n = buf[pos] - 1
-                                        if acknowledgement_batches_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-                                            if acknowledgement_batches_n < 0:
-                                                raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                acknowledgement_batches_items: list[AcknowledgementBatch] = []
-                                                for acknowledgement_batches_index in range(acknowledgement_batches_n):
-                                                    try:
-                                                        acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
-                                                        field = "first_offset, last_offset"
-                                                        acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
-                                                        pos += 16
-                                                        field = "acknowledge_types"
-                                                        acknowledge_types_n = buf[pos] - 1
-                                                        if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                                            pos += 1  # the field is left unset
-                                                        else:
-                                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-                                                            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                                pos = acknowledge_types_end
-                                                            else:
-                                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                                                                if acknowledge_types_n < 0:
-                                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                                                                else:
-                                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            acknowledgement_batches_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index
-                                                        raise failure from None
-                                                    acknowledgement_batches_items.append(acknowledgement_batches_item)
-                                                field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
-                                                partitions_item.acknowledgement_batches = acknowledgement_batches_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: KeyedList[FetchTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v1_2(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
-        forgotten_topics_data_n = buf[pos] - 1
-        if forgotten_topics_data_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        if forgotten_topics_data_n < 0:
+            raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
-            if forgotten_topics_data_n < 0:
-                raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                forgotten_topics_data_items: list[ForgottenTopic] = []
-                for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                    try:
-                        forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                        field = "topic_id"
-                        forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            forgotten_topics_data_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                        raise failure from None
-                    forgotten_topics_data_items.append(forgotten_topics_data_item)
-                field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
-                request.forgotten_topics_data = forgotten_topics_data_items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            for index in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v1_2(buf, pos)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
+            request.forgotten_topics_data = forgotten_topics_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1034,10 +716,6 @@ def _write_ShareFetchRequest_v1(request: ShareFetchRequest, out: bytearray) -> N
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ShareFetchRequest version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_FetchTopic_v1_2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1046,10 +724,6 @@ def _write_ShareFetchRequest_v1(request: ShareFetchRequest, out: bytearray) -> N
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
                 raise EncodeError("field forgotten_topics_data is null, which ShareFetchRequest version 1 does not allow (never nullable)")
-        elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(forgotten_topics_data_items) + 1)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
         else:
             _w.write_count(out, len(forgotten_topics_data_items), True)
             for forgotten_topics_data_item in forgotten_topics_data_items:
@@ -1094,209 +768,40 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
     request = blank_instance(ShareFetchRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        elif group_id_n == 0:  # null
-            request.group_id = None
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string(buf, pos)
+        request.group_id, pos = _w.read_compact_string(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        elif member_id_n == 0:  # null
-            request.member_id = None
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string(buf, pos)
+        request.member_id, pos = _w.read_compact_string(buf, pos)
         field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size, share_acquire_mode, is_renew_ack"
         request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size, request.share_acquire_mode, request.is_renew_ack = _unpack_ShareFetchRequest_share_session_epoch_to_is_renew_ack(buf, pos)
         pos += 26
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: KeyedList[FetchTopic] = KeyedList()
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(FetchTopic)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: KeyedList[FetchPartition] = KeyedList()
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(FetchPartition)
-                                        field = "partition_index"
-                                        (partitions_item.partition_index,) = _unpack_FetchPartition_partition_index(buf, pos)
-                                        pos += 4
-                                        field = "acknowledgement_batches[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        acknowledgement_batches_n = buf[pos] - 1
-                                        if acknowledgement_batches_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-                                            if acknowledgement_batches_n < 0:
-                                                raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                acknowledgement_batches_items: list[AcknowledgementBatch] = []
-                                                for acknowledgement_batches_index in range(acknowledgement_batches_n):
-                                                    try:
-                                                        acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
-                                                        field = "first_offset, last_offset"
-                                                        acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
-                                                        pos += 16
-                                                        field = "acknowledge_types"
-                                                        acknowledge_types_n = buf[pos] - 1
-                                                        if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                                            pos += 1  # the field is left unset
-                                                        else:
-                                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
-                                                            if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                                pos = acknowledge_types_end
-                                                            else:
-                                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
-                                                                if acknowledge_types_n < 0:
-                                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
-                                                                else:
-                                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            acknowledgement_batches_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index
-                                                        raise failure from None
-                                                    acknowledgement_batches_items.append(acknowledgement_batches_item)
-                                                field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
-                                                partitions_item.acknowledgement_batches = acknowledgement_batches_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: KeyedList[FetchTopic] = KeyedList()
+            for index in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v1_2(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
-        forgotten_topics_data_n = buf[pos] - 1
-        if forgotten_topics_data_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        if forgotten_topics_data_n < 0:
+            raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
-            if forgotten_topics_data_n < 0:
-                raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                forgotten_topics_data_items: list[ForgottenTopic] = []
-                for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                    try:
-                        forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                        field = "topic_id"
-                        forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            forgotten_topics_data_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                        raise failure from None
-                    forgotten_topics_data_items.append(forgotten_topics_data_item)
-                field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
-                request.forgotten_topics_data = forgotten_topics_data_items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            for index in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v1_2(buf, pos)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
+            request.forgotten_topics_data = forgotten_topics_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1321,10 +826,6 @@ def _write_ShareFetchRequest_v2(request: ShareFetchRequest, out: bytearray) -> N
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ShareFetchRequest version 2 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_FetchTopic_v1_2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -1333,10 +834,6 @@ def _write_ShareFetchRequest_v2(request: ShareFetchRequest, out: bytearray) -> N
         forgotten_topics_data_items = request.forgotten_topics_data
         if forgotten_topics_data_items is None:
                 raise EncodeError("field forgotten_topics_data is null, which ShareFetchRequest version 2 does not allow (never nullable)")
-        elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(forgotten_topics_data_items) + 1)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
         else:
             _w.write_count(out, len(forgotten_topics_data_items), True)
             for forgotten_topics_data_item in forgotten_topics_data_items:

@@ -556,38 +556,12 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         data.partition_index, data.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            data.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            data.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                data.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                data.error_message, pos = _w.read_compact_string(buf, pos)
+        data.error_message, pos = _w.read_compact_string(buf, pos)
         field = "acknowledge_error_code"
         (data.acknowledge_error_code,) = _unpack_PartitionData_acknowledge_error_code(buf, pos)
         pos += 2
         field = "acknowledge_error_message"
-        acknowledge_error_message_n = buf[pos]  # the length + 1
-        if acknowledge_error_message_n == 1:  # the empty string
-            data.acknowledge_error_message = ""
-            pos += 1
-        elif acknowledge_error_message_n == 0:  # null
-            data.acknowledge_error_message = None
-            pos += 1
-        else:
-            acknowledge_error_message_end = pos + acknowledge_error_message_n
-            if 0 < acknowledge_error_message_n < 0x80 and acknowledge_error_message_end <= size:  # the usual case: a short string
-                data.acknowledge_error_message = buf[pos + 1:acknowledge_error_message_end].decode()
-                pos = acknowledge_error_message_end
-            else:
-                data.acknowledge_error_message, pos = _w.read_compact_string(buf, pos)
+        data.acknowledge_error_message, pos = _w.read_compact_string(buf, pos)
         field = "current_leader"
         data.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos)
         field = "records"
@@ -620,35 +594,28 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 pos += records_n
         field = "acquired_records[]"
         index = -1  # no element yet: an error in the count names the array itself
-        acquired_records_n = buf[pos] - 1
-        if acquired_records_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        acquired_records_n, pos = _w.read_count(buf, pos, True)
+        if acquired_records_n < 0:
+            raise DecodeError("non-nullable field acquired_records was null", offset=pos)
+        elif acquired_records_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if acquired_records_n < 0x7F and acquired_records_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            acquired_records_items: list[AcquiredRecords] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            acquired_records_end = pos + acquired_records_n * 19
+            acquired_records_rows = buf[pos:acquired_records_end]
+            if len(acquired_records_rows) == acquired_records_n * 19 and not any(acquired_records_rows[18::19]):
+                for acquired_records_row in _rows_AcquiredRecords_v1_2(acquired_records_rows):
+                    acquired_records_item = blank_instance(AcquiredRecords)
+                    acquired_records_item.first_offset, acquired_records_item.last_offset, acquired_records_item.delivery_count, _ = acquired_records_row
+                    acquired_records_item.unknown_tagged_fields = ()
+                    acquired_records_items.append(acquired_records_item)
+                pos = acquired_records_end
             else:
-                acquired_records_n, pos = _w.read_count(buf, pos, True)
-            if acquired_records_n < 0:
-                raise DecodeError("non-nullable field acquired_records was null", offset=pos)
-            elif acquired_records_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                acquired_records_items: list[AcquiredRecords] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                acquired_records_end = pos + acquired_records_n * 19
-                acquired_records_rows = buf[pos:acquired_records_end]
-                if len(acquired_records_rows) == acquired_records_n * 19 and not any(acquired_records_rows[18::19]):
-                    for acquired_records_row in _rows_AcquiredRecords_v1_2(acquired_records_rows):
-                        acquired_records_item = blank_instance(AcquiredRecords)
-                        acquired_records_item.first_offset, acquired_records_item.last_offset, acquired_records_item.delivery_count, _ = acquired_records_row
-                        acquired_records_item.unknown_tagged_fields = ()
-                        acquired_records_items.append(acquired_records_item)
-                    pos = acquired_records_end
-                else:
-                    for index in range(acquired_records_n):
-                        acquired_records_item, pos = _read_AcquiredRecords_v1_2(buf, pos)
-                        acquired_records_items.append(acquired_records_item)
-                data.acquired_records = acquired_records_items
+                for index in range(acquired_records_n):
+                    acquired_records_item, pos = _read_AcquiredRecords_v1_2(buf, pos)
+                    acquired_records_items.append(acquired_records_item)
+            data.acquired_records = acquired_records_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -683,10 +650,6 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         acquired_records_items = data.acquired_records
         if acquired_records_items is None:
                 raise EncodeError("field acquired_records is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        elif len(acquired_records_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(acquired_records_items) + 1)
-            for acquired_records_item in acquired_records_items:
-                _write_AcquiredRecords_v1_2(acquired_records_item, out)
         else:
             _w.write_count(out, len(acquired_records_items), True)
             for acquired_records_item in acquired_records_items:
@@ -726,139 +689,22 @@ def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareF
     response = blank_instance(ShareFetchableTopicResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         response.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        field = "partition_index, error_code"
-                        partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
-                        pos += 6
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            partitions_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            partitions_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "acknowledge_error_code"
-                        (partitions_item.acknowledge_error_code,) = _unpack_PartitionData_acknowledge_error_code(buf, pos)
-                        pos += 2
-                        field = "acknowledge_error_message"
-                        acknowledge_error_message_n = buf[pos]  # the length + 1
-                        if acknowledge_error_message_n == 1:  # the empty string
-                            partitions_item.acknowledge_error_message = ""
-                            pos += 1
-                        elif acknowledge_error_message_n == 0:  # null
-                            partitions_item.acknowledge_error_message = None
-                            pos += 1
-                        else:
-                            acknowledge_error_message_end = pos + acknowledge_error_message_n
-                            if 0 < acknowledge_error_message_n < 0x80 and acknowledge_error_message_end <= size:  # the usual case: a short string
-                                partitions_item.acknowledge_error_message = buf[pos + 1:acknowledge_error_message_end].decode()
-                                pos = acknowledge_error_message_end
-                            else:
-                                partitions_item.acknowledge_error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "current_leader"
-                        partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos)
-                        field = "records"
-                        records_n = buf[pos]  # the length + 1, an unsigned varint
-                        if records_n < 0x80:
-                            records_start = pos + 1
-                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                            records_n = records_n & 0x7F | buf[pos + 1] << 7
-                            records_start = pos + 2
-                        else:
-                            records_start = size + 1  # longer: the runtime reads it below
-                        records_end = records_start + records_n - 1
-                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                            records_view._buf = buf
-                            records_view._start = records_start
-                            records_view._end = records_end
-                            partitions_item.records = records_view
-                            pos = records_end
-                        else:  # null, a length of three bytes or more, or one that does not fit
-                            records_n, pos = _w.read_length(buf, pos, True)
-                            if records_n < 0:
-                                raise DecodeError("non-nullable field records was null", offset=pos)
-                            else:
-                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                records_view._buf = buf
-                                records_view._start = pos
-                                records_view._end = pos + records_n
-                                partitions_item.records = records_view
-                                pos += records_n
-                        field = "acquired_records[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        acquired_records_n = buf[pos] - 1
-                        if acquired_records_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if acquired_records_n < 0x7F and acquired_records_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                acquired_records_n, pos = _w.read_count(buf, pos, True)
-                            if acquired_records_n < 0:
-                                raise DecodeError("non-nullable field acquired_records was null", offset=pos)
-                            elif acquired_records_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                acquired_records_items: list[AcquiredRecords] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                acquired_records_end = pos + acquired_records_n * 19
-                                acquired_records_rows = buf[pos:acquired_records_end]
-                                if len(acquired_records_rows) == acquired_records_n * 19 and not any(acquired_records_rows[18::19]):
-                                    for acquired_records_row in _rows_AcquiredRecords_v1_2(acquired_records_rows):
-                                        acquired_records_item = blank_instance(AcquiredRecords)
-                                        acquired_records_item.first_offset, acquired_records_item.last_offset, acquired_records_item.delivery_count, _ = acquired_records_row
-                                        acquired_records_item.unknown_tagged_fields = ()
-                                        acquired_records_items.append(acquired_records_item)
-                                    pos = acquired_records_end
-                                else:
-                                    for index in range(acquired_records_n):
-                                        acquired_records_item, pos = _read_AcquiredRecords_v1_2(buf, pos)
-                                        acquired_records_items.append(acquired_records_item)
-                                partitions_item.acquired_records = acquired_records_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                response.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v1_2(buf, pos)
+                partitions_items.append(partitions_item)
+            response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -879,10 +725,6 @@ def _write_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicRespons
         partitions_items = response.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which ShareFetchableTopicResponse versions 1-2 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -919,41 +761,17 @@ def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
     endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "node_id"
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            endpoint.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                endpoint.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_n = buf[pos]  # the length + 1
-        if rack_n == 1:  # the empty string
-            endpoint.rack = ""
-            pos += 1
-        elif rack_n == 0:  # null
-            endpoint.rack = None
-            pos += 1
-        else:
-            rack_end = pos + rack_n
-            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                endpoint.rack = buf[pos + 1:rack_end].decode()
-                pos = rack_end
-            else:
-                endpoint.rack, pos = _w.read_compact_string(buf, pos)
+        endpoint.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -973,12 +791,7 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "host"
         if endpoint.host is None:
             raise EncodeError("field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)")
-        host_utf8 = endpoint.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, endpoint.host)
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "rack"
@@ -1009,257 +822,41 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
     response = blank_instance(ShareFetchResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ShareFetchResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "acquisition_lock_timeout_ms"
         (response.acquisition_lock_timeout_ms,) = _unpack_ShareFetchResponse_acquisition_lock_timeout_ms(buf, pos)
         pos += 4
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
-        responses_n = buf[pos] - 1
-        if responses_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
+            raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                responses_n, pos = _w.read_count(buf, pos, True)
-            if responses_n < 0:
-                raise DecodeError("non-nullable field responses was null", offset=pos)
-            elif responses_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                responses_items: KeyedList[ShareFetchableTopicResponse] = KeyedList()
-                for responses_index in range(responses_n):
-                    try:
-                        responses_item = blank_instance(ShareFetchableTopicResponse)
-                        field = "topic_id"
-                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        field = "partition_index, error_code"
-                                        partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
-                                        pos += 6
-                                        field = "error_message"
-                                        error_message_n = buf[pos]  # the length + 1
-                                        if error_message_n == 1:  # the empty string
-                                            partitions_item.error_message = ""
-                                            pos += 1
-                                        elif error_message_n == 0:  # null
-                                            partitions_item.error_message = None
-                                            pos += 1
-                                        else:
-                                            error_message_end = pos + error_message_n
-                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                pos = error_message_end
-                                            else:
-                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "acknowledge_error_code"
-                                        (partitions_item.acknowledge_error_code,) = _unpack_PartitionData_acknowledge_error_code(buf, pos)
-                                        pos += 2
-                                        field = "acknowledge_error_message"
-                                        acknowledge_error_message_n = buf[pos]  # the length + 1
-                                        if acknowledge_error_message_n == 1:  # the empty string
-                                            partitions_item.acknowledge_error_message = ""
-                                            pos += 1
-                                        elif acknowledge_error_message_n == 0:  # null
-                                            partitions_item.acknowledge_error_message = None
-                                            pos += 1
-                                        else:
-                                            acknowledge_error_message_end = pos + acknowledge_error_message_n
-                                            if 0 < acknowledge_error_message_n < 0x80 and acknowledge_error_message_end <= size:  # the usual case: a short string
-                                                partitions_item.acknowledge_error_message = buf[pos + 1:acknowledge_error_message_end].decode()
-                                                pos = acknowledge_error_message_end
-                                            else:
-                                                partitions_item.acknowledge_error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "current_leader"
-                                        partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos)
-                                        field = "records"
-                                        records_n = buf[pos]  # the length + 1, an unsigned varint
-                                        if records_n < 0x80:
-                                            records_start = pos + 1
-                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                            records_n = records_n & 0x7F | buf[pos + 1] << 7
-                                            records_start = pos + 2
-                                        else:
-                                            records_start = size + 1  # longer: the runtime reads it below
-                                        records_end = records_start + records_n - 1
-                                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                            records_view._buf = buf
-                                            records_view._start = records_start
-                                            records_view._end = records_end
-                                            partitions_item.records = records_view
-                                            pos = records_end
-                                        else:  # null, a length of three bytes or more, or one that does not fit
-                                            records_n, pos = _w.read_length(buf, pos, True)
-                                            if records_n < 0:
-                                                raise DecodeError("non-nullable field records was null", offset=pos)
-                                            else:
-                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                                records_view._buf = buf
-                                                records_view._start = pos
-                                                records_view._end = pos + records_n
-                                                partitions_item.records = records_view
-                                                pos += records_n
-                                        field = "acquired_records[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        acquired_records_n = buf[pos] - 1
-                                        if acquired_records_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if acquired_records_n < 0x7F and acquired_records_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                acquired_records_n, pos = _w.read_count(buf, pos, True)
-                                            if acquired_records_n < 0:
-                                                raise DecodeError("non-nullable field acquired_records was null", offset=pos)
-                                            elif acquired_records_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                acquired_records_items: list[AcquiredRecords] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                acquired_records_end = pos + acquired_records_n * 19
-                                                acquired_records_rows = buf[pos:acquired_records_end]
-                                                if len(acquired_records_rows) == acquired_records_n * 19 and not any(acquired_records_rows[18::19]):
-                                                    for acquired_records_row in _rows_AcquiredRecords_v1_2(acquired_records_rows):
-                                                        acquired_records_item = blank_instance(AcquiredRecords)
-                                                        acquired_records_item.first_offset, acquired_records_item.last_offset, acquired_records_item.delivery_count, _ = acquired_records_row
-                                                        acquired_records_item.unknown_tagged_fields = ()
-                                                        acquired_records_items.append(acquired_records_item)
-                                                    pos = acquired_records_end
-                                                else:
-                                                    for index in range(acquired_records_n):
-                                                        acquired_records_item, pos = _read_AcquiredRecords_v1_2(buf, pos)
-                                                        acquired_records_items.append(acquired_records_item)
-                                                partitions_item.acquired_records = acquired_records_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                responses_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            responses_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "responses[]", responses_index
-                        raise failure from None
-                    responses_items.append(responses_item)
-                field, index = "responses[]", responses_index  # as the last call would have left them
-                response.responses = responses_items
+            responses_items: KeyedList[ShareFetchableTopicResponse] = KeyedList()
+            for index in range(responses_n):
+                responses_item, pos = _read_ShareFetchableTopicResponse_v1_2(buf, pos)
+                responses_items.append(responses_item)
+            response.responses = responses_items
         field = "node_endpoints[]"
         index = -1  # no element yet: an error in the count names the array itself
-        node_endpoints_n = buf[pos] - 1
-        if node_endpoints_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        node_endpoints_n, pos = _w.read_count(buf, pos, True)
+        if node_endpoints_n < 0:
+            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+        elif node_endpoints_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                node_endpoints_n, pos = _w.read_count(buf, pos, True)
-            if node_endpoints_n < 0:
-                raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-            elif node_endpoints_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                for node_endpoints_index in range(node_endpoints_n):
-                    try:
-                        node_endpoints_item = blank_instance(NodeEndpoint)
-                        field = "node_id"
-                        (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
-                        pos += 4
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            node_endpoints_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
-                        pos += 4
-                        field = "rack"
-                        rack_n = buf[pos]  # the length + 1
-                        if rack_n == 1:  # the empty string
-                            node_endpoints_item.rack = ""
-                            pos += 1
-                        elif rack_n == 0:  # null
-                            node_endpoints_item.rack = None
-                            pos += 1
-                        else:
-                            rack_end = pos + rack_n
-                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                                node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                                pos = rack_end
-                            else:
-                                node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            node_endpoints_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "node_endpoints[]", node_endpoints_index
-                        raise failure from None
-                    node_endpoints_items.append(node_endpoints_item)
-                field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
-                response.node_endpoints = node_endpoints_items
+            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
+            for index in range(node_endpoints_n):
+                node_endpoints_item, pos = _read_NodeEndpoint_v1_2(buf, pos)
+                node_endpoints_items.append(node_endpoints_item)
+            response.node_endpoints = node_endpoints_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1284,10 +881,6 @@ def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray)
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
-        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(responses_items) + 1)
-            for responses_item in responses_items:
-                _write_ShareFetchableTopicResponse_v1_2(responses_item, out)
         else:
             _w.write_count(out, len(responses_items), True)
             for responses_item in responses_items:
@@ -1296,10 +889,6 @@ def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray)
         node_endpoints_items = response.node_endpoints
         if node_endpoints_items is None:
                 raise EncodeError("field node_endpoints is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
-        elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(node_endpoints_items) + 1)
-            for node_endpoints_item in node_endpoints_items:
-                _write_NodeEndpoint_v1_2(node_endpoints_item, out)
         else:
             _w.write_count(out, len(node_endpoints_items), True)
             for node_endpoints_item in node_endpoints_items:

@@ -21,8 +21,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_ShareGroupCurrentMemberAssignmentValue_member_epoch_to_state = struct.Struct(">iib").unpack_from
 _pack_ShareGroupCurrentMemberAssignmentValue_member_epoch_to_state = struct.Struct(">iib").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -159,25 +157,15 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
     partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -198,9 +186,6 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
         partitions_items = partitions.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -235,60 +220,23 @@ def _read_ShareGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tup
     value = blank_instance(ShareGroupCurrentMemberAssignmentValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_epoch, previous_member_epoch, state"
         value.member_epoch, value.previous_member_epoch, value.state = _unpack_ShareGroupCurrentMemberAssignmentValue_member_epoch_to_state(buf, pos)
         pos += 9
         field = "assigned_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        assigned_partitions_n = buf[pos] - 1
-        if assigned_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        assigned_partitions_n, pos = _w.read_count(buf, pos, True)
+        if assigned_partitions_n < 0:
+            raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+        elif assigned_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if assigned_partitions_n < 0x7F and assigned_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                assigned_partitions_n, pos = _w.read_count(buf, pos, True)
-            if assigned_partitions_n < 0:
-                raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
-            elif assigned_partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                assigned_partitions_items: list[TopicPartitions] = []
-                for assigned_partitions_index in range(assigned_partitions_n):
-                    try:
-                        assigned_partitions_item = blank_instance(TopicPartitions)
-                        field = "topic_id"
-                        assigned_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            assigned_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            assigned_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "assigned_partitions[]", assigned_partitions_index
-                        raise failure from None
-                    assigned_partitions_items.append(assigned_partitions_item)
-                field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
-                value.assigned_partitions = assigned_partitions_items
+            assigned_partitions_items: list[TopicPartitions] = []
+            for index in range(assigned_partitions_n):
+                assigned_partitions_item, pos = _read_TopicPartitions_v0(buf, pos)
+                assigned_partitions_items.append(assigned_partitions_item)
+            value.assigned_partitions = assigned_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -309,10 +257,6 @@ def _write_ShareGroupCurrentMemberAssignmentValue_v0(value: ShareGroupCurrentMem
         assigned_partitions_items = value.assigned_partitions
         if assigned_partitions_items is None:
                 raise EncodeError("field assigned_partitions is null, which ShareGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        elif len(assigned_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(assigned_partitions_items) + 1)
-            for assigned_partitions_item in assigned_partitions_items:
-                _write_TopicPartitions_v0(assigned_partitions_item, out)
         else:
             _w.write_count(out, len(assigned_partitions_items), True)
             for assigned_partitions_item in assigned_partitions_items:

@@ -109,71 +109,29 @@ def _read_ShareGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[ShareGrou
     request = blank_instance(ShareGroupHeartbeatRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (request.member_epoch,) = _unpack_ShareGroupHeartbeatRequest_member_epoch(buf, pos)
         pos += 4
         field = "rack_id"
-        rack_id_n = buf[pos]  # the length + 1
-        if rack_id_n == 1:  # the empty string
-            request.rack_id = ""
-            pos += 1
-        elif rack_id_n == 0:  # null
-            request.rack_id = None
-            pos += 1
-        else:
-            rack_id_end = pos + rack_id_n
-            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                request.rack_id = buf[pos + 1:rack_id_end].decode()
-                pos = rack_id_end
-            else:
-                request.rack_id, pos = _w.read_compact_string(buf, pos)
+        request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-            pos += 1
+        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+        if subscribed_topic_names_n < 0:
+            request.subscribed_topic_names = None
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
             request.subscribed_topic_names = []
         else:
-            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-            if subscribed_topic_names_n < 0:
-                request.subscribed_topic_names = None
-            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                request.subscribed_topic_names = []
-            else:
-                subscribed_topic_names_items: list[str] = []
-                for index in range(subscribed_topic_names_n):
-                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                request.subscribed_topic_names = subscribed_topic_names_items
+            subscribed_topic_names_items: list[str] = []
+            for index in range(subscribed_topic_names_n):
+                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                subscribed_topic_names_items.append(subscribed_topic_names_item)
+            request.subscribed_topic_names = subscribed_topic_names_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -191,21 +149,11 @@ def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, ou
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "member_id"
         if request.member_id is None:
             raise EncodeError("field member_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        member_id_utf8 = request.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, request.member_id)
         field = "member_epoch"
         out += _pack_ShareGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "rack_id"
@@ -214,12 +162,6 @@ def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, ou
         subscribed_topic_names_items = request.subscribed_topic_names
         if subscribed_topic_names_items is None:
             _w.write_count(out, None, True)
-        elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(subscribed_topic_names_items) + 1)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
         else:
             _w.write_count(out, len(subscribed_topic_names_items), True)
             for subscribed_topic_names_item in subscribed_topic_names_items:

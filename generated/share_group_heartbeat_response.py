@@ -23,8 +23,6 @@ _unpack_ShareGroupHeartbeatResponse_throttle_time_ms_error_code = struct.Struct(
 _pack_ShareGroupHeartbeatResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 _unpack_ShareGroupHeartbeatResponse_member_epoch_heartbeat_interval_ms = struct.Struct(">ii").unpack_from
 _pack_ShareGroupHeartbeatResponse_member_epoch_heartbeat_interval_ms = struct.Struct(">ii").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -227,25 +225,15 @@ def _read_TopicPartitions_v1(buf: bytes, pos: int) -> tuple[TopicPartitions, int
     partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -266,9 +254,6 @@ def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray) -> No
         partitions_items = partitions.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicPartitions version 1 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -303,57 +288,20 @@ def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
     assignment = blank_instance(Assignment)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_partitions_n, pos = _w.read_count(buf, pos, True)
+        if topic_partitions_n < 0:
+            raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_partitions_n, pos = _w.read_count(buf, pos, True)
-            if topic_partitions_n < 0:
-                raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-            elif topic_partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_partitions_items: list[TopicPartitions] = []
-                for topic_partitions_index in range(topic_partitions_n):
-                    try:
-                        topic_partitions_item = blank_instance(TopicPartitions)
-                        field = "topic_id"
-                        topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_partitions[]", topic_partitions_index
-                        raise failure from None
-                    topic_partitions_items.append(topic_partitions_item)
-                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-                assignment.topic_partitions = topic_partitions_items
+            topic_partitions_items: list[TopicPartitions] = []
+            for index in range(topic_partitions_n):
+                topic_partitions_item, pos = _read_TopicPartitions_v1(buf, pos)
+                topic_partitions_items.append(topic_partitions_item)
+            assignment.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -372,10 +320,6 @@ def _write_Assignment_v1(assignment: Assignment, out: bytearray) -> None:
         topic_partitions_items = assignment.topic_partitions
         if topic_partitions_items is None:
                 raise EncodeError("field topic_partitions is null, which Assignment version 1 does not allow (never nullable)")
-        elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_partitions_items) + 1)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v1(topic_partitions_item, out)
         else:
             _w.write_count(out, len(topic_partitions_items), True)
             for topic_partitions_item in topic_partitions_items:
@@ -411,41 +355,14 @@ def _read_ShareGroupHeartbeatResponse_v1(buf: bytes, pos: int) -> tuple[ShareGro
     response = blank_instance(ShareGroupHeartbeatResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ShareGroupHeartbeatResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            response.member_id = ""
-            pos += 1
-        elif member_id_n == 0:  # null
-            response.member_id = None
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                response.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                response.member_id, pos = _w.read_compact_string(buf, pos)
+        response.member_id, pos = _w.read_compact_string(buf, pos)
         field = "member_epoch, heartbeat_interval_ms"
         response.member_epoch, response.heartbeat_interval_ms = _unpack_ShareGroupHeartbeatResponse_member_epoch_heartbeat_interval_ms(buf, pos)
         pos += 8

@@ -97,67 +97,26 @@ def _read_ShareGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareG
     value = blank_instance(ShareGroupMemberMetadataValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "rack_id"
-        rack_id_n = buf[pos]  # the length + 1
-        if rack_id_n == 1:  # the empty string
-            value.rack_id = ""
-            pos += 1
-        elif rack_id_n == 0:  # null
-            value.rack_id = None
-            pos += 1
-        else:
-            rack_id_end = pos + rack_id_n
-            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                value.rack_id = buf[pos + 1:rack_id_end].decode()
-                pos = rack_id_end
-            else:
-                value.rack_id, pos = _w.read_compact_string(buf, pos)
+        value.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_n = buf[pos]  # the length + 1
-        if client_id_n == 1:  # the empty string
-            value.client_id = ""
-            pos += 1
-        else:
-            client_id_end = pos + client_id_n
-            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                value.client_id = buf[pos + 1:client_id_end].decode()
-                pos = client_id_end
-            else:
-                value.client_id, pos = _w.read_compact_string_nn(buf, pos)
+        value.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_n = buf[pos]  # the length + 1
-        if client_host_n == 1:  # the empty string
-            value.client_host = ""
-            pos += 1
-        else:
-            client_host_end = pos + client_host_n
-            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                value.client_host = buf[pos + 1:client_host_end].decode()
-                pos = client_host_end
-            else:
-                value.client_host, pos = _w.read_compact_string_nn(buf, pos)
+        value.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+        if subscribed_topic_names_n < 0:
+            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-            if subscribed_topic_names_n < 0:
-                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                subscribed_topic_names_items: list[str] = []
-                for index in range(subscribed_topic_names_n):
-                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                    subscribed_topic_names_items.append(subscribed_topic_names_item)
-                value.subscribed_topic_names = subscribed_topic_names_items
+            subscribed_topic_names_items: list[str] = []
+            for index in range(subscribed_topic_names_n):
+                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                subscribed_topic_names_items.append(subscribed_topic_names_item)
+            value.subscribed_topic_names = subscribed_topic_names_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -177,31 +136,15 @@ def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue
         field = "client_id"
         if value.client_id is None:
             raise EncodeError("field client_id is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        client_id_utf8 = value.client_id.encode()
-        if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_id_utf8) + 1)
-            out += client_id_utf8
-        else:
-            _w.write_compact_string(out, value.client_id)
+        _w.write_compact_string(out, value.client_id)
         field = "client_host"
         if value.client_host is None:
             raise EncodeError("field client_host is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        client_host_utf8 = value.client_host.encode()
-        if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_host_utf8) + 1)
-            out += client_host_utf8
-        else:
-            _w.write_compact_string(out, value.client_host)
+        _w.write_compact_string(out, value.client_host)
         field = "subscribed_topic_names"
         subscribed_topic_names_items = value.subscribed_topic_names
         if subscribed_topic_names_items is None:
                 raise EncodeError("field subscribed_topic_names is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        elif len(subscribed_topic_names_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(subscribed_topic_names_items) + 1)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
         else:
             _w.write_count(out, len(subscribed_topic_names_items), True)
             for subscribed_topic_names_item in subscribed_topic_names_items:

@@ -204,31 +204,23 @@ def _read_PartitionMetadata_v0(buf: bytes, pos: int) -> tuple[PartitionMetadata,
     metadata = blank_instance(PartitionMetadata)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition"
         (metadata.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
         pos += 4
         field = "racks"
         index = -1  # no element yet: an error in the count names the array itself
-        racks_n = buf[pos] - 1
-        if racks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        racks_n, pos = _w.read_count(buf, pos, True)
+        if racks_n < 0:
+            raise DecodeError("non-nullable field racks was null", offset=pos)
+        elif racks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                racks_n, pos = _w.read_count(buf, pos, True)
-            if racks_n < 0:
-                raise DecodeError("non-nullable field racks was null", offset=pos)
-            elif racks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                racks_items: list[str] = []
-                for index in range(racks_n):
-                    racks_item, pos = _w.read_compact_string_nn(buf, pos)
-                    racks_items.append(racks_item)
-                metadata.racks = racks_items
+            racks_items: list[str] = []
+            for index in range(racks_n):
+                racks_item, pos = _w.read_compact_string_nn(buf, pos)
+                racks_items.append(racks_item)
+            metadata.racks = racks_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -249,12 +241,6 @@ def _write_PartitionMetadata_v0(metadata: PartitionMetadata, out: bytearray) -> 
         racks_items = metadata.racks
         if racks_items is None:
                 raise EncodeError("field racks is null, which PartitionMetadata version 0 does not allow (never nullable)")
-        elif len(racks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(racks_items) + 1)
-            for racks_item in racks_items:
-                if racks_item is None:
-                    raise EncodeError("null element in array racks")
-                _w.write_compact_string(out, racks_item)
         else:
             _w.write_count(out, len(racks_items), True)
             for racks_item in racks_items:
@@ -292,80 +278,27 @@ def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
     metadata = blank_instance(TopicMetadata)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         metadata.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            metadata.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                metadata.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                metadata.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        metadata.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "num_partitions"
         (metadata.num_partitions,) = _unpack_TopicMetadata_num_partitions(buf, pos)
         pos += 4
         field = "partition_metadata[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_metadata_n = buf[pos] - 1
-        if partition_metadata_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_metadata_n, pos = _w.read_count(buf, pos, True)
+        if partition_metadata_n < 0:
+            raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
+        elif partition_metadata_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_metadata_n < 0x7F and partition_metadata_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_metadata_n, pos = _w.read_count(buf, pos, True)
-            if partition_metadata_n < 0:
-                raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
-            elif partition_metadata_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_metadata_items: list[PartitionMetadata] = []
-                for partition_metadata_index in range(partition_metadata_n):
-                    try:
-                        partition_metadata_item = blank_instance(PartitionMetadata)
-                        field = "partition"
-                        (partition_metadata_item.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
-                        pos += 4
-                        field = "racks"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        racks_n = buf[pos] - 1
-                        if racks_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                racks_n, pos = _w.read_count(buf, pos, True)
-                            if racks_n < 0:
-                                raise DecodeError("non-nullable field racks was null", offset=pos)
-                            elif racks_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                racks_items: list[str] = []
-                                for index in range(racks_n):
-                                    racks_item, pos = _w.read_compact_string_nn(buf, pos)
-                                    racks_items.append(racks_item)
-                                partition_metadata_item.racks = racks_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_metadata_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_metadata_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_metadata[]", partition_metadata_index
-                        raise failure from None
-                    partition_metadata_items.append(partition_metadata_item)
-                field, index = "partition_metadata[]", partition_metadata_index  # as the last call would have left them
-                metadata.partition_metadata = partition_metadata_items
+            partition_metadata_items: list[PartitionMetadata] = []
+            for index in range(partition_metadata_n):
+                partition_metadata_item, pos = _read_PartitionMetadata_v0(buf, pos)
+                partition_metadata_items.append(partition_metadata_item)
+            metadata.partition_metadata = partition_metadata_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -385,22 +318,13 @@ def _write_TopicMetadata_v0(metadata: TopicMetadata, out: bytearray) -> None:
         field = "topic_name"
         if metadata.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicMetadata version 0 does not allow (never nullable)")
-        topic_name_utf8 = metadata.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, metadata.topic_name)
+        _w.write_compact_string(out, metadata.topic_name)
         field = "num_partitions"
         out += _pack_TopicMetadata_num_partitions(metadata.num_partitions)
         field = "partition_metadata[]"
         partition_metadata_items = metadata.partition_metadata
         if partition_metadata_items is None:
                 raise EncodeError("field partition_metadata is null, which TopicMetadata version 0 does not allow (never nullable)")
-        elif len(partition_metadata_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_metadata_items) + 1)
-            for partition_metadata_item in partition_metadata_items:
-                _write_PartitionMetadata_v0(partition_metadata_item, out)
         else:
             _w.write_count(out, len(partition_metadata_items), True)
             for partition_metadata_item in partition_metadata_items:
@@ -438,112 +362,20 @@ def _read_ShareGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[Sha
     value = blank_instance(ShareGroupPartitionMetadataValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TopicMetadata] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TopicMetadata)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "num_partitions"
-                        (topics_item.num_partitions,) = _unpack_TopicMetadata_num_partitions(buf, pos)
-                        pos += 4
-                        field = "partition_metadata[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_metadata_n = buf[pos] - 1
-                        if partition_metadata_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_metadata_n < 0x7F and partition_metadata_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_metadata_n, pos = _w.read_count(buf, pos, True)
-                            if partition_metadata_n < 0:
-                                raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
-                            elif partition_metadata_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_metadata_items: list[PartitionMetadata] = []
-                                for partition_metadata_index in range(partition_metadata_n):
-                                    try:
-                                        partition_metadata_item = blank_instance(PartitionMetadata)
-                                        field = "partition"
-                                        (partition_metadata_item.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
-                                        pos += 4
-                                        field = "racks"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        racks_n = buf[pos] - 1
-                                        if racks_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                racks_n, pos = _w.read_count(buf, pos, True)
-                                            if racks_n < 0:
-                                                raise DecodeError("non-nullable field racks was null", offset=pos)
-                                            elif racks_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                racks_items: list[str] = []
-                                                for index in range(racks_n):
-                                                    racks_item, pos = _w.read_compact_string_nn(buf, pos)
-                                                    racks_items.append(racks_item)
-                                                partition_metadata_item.racks = racks_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_metadata_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_metadata_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_metadata[]", partition_metadata_index
-                                        raise failure from None
-                                    partition_metadata_items.append(partition_metadata_item)
-                                field, index = "partition_metadata[]", partition_metadata_index  # as the last call would have left them
-                                topics_item.partition_metadata = partition_metadata_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                value.topics = topics_items
+            topics_items: list[TopicMetadata] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TopicMetadata_v0(buf, pos)
+                topics_items.append(topics_item)
+            value.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -562,10 +394,6 @@ def _write_ShareGroupPartitionMetadataValue_v0(value: ShareGroupPartitionMetadat
         topics_items = value.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which ShareGroupPartitionMetadataValue version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TopicMetadata_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

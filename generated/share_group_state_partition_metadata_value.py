@@ -17,11 +17,6 @@ from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
-# Precompiled struct calls, named after the fields they read (one call per run of fixed-width
-# fields, or per row of an array of fixed-width structs).
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
-
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
@@ -209,37 +204,17 @@ def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int) -> tuple[TopicPartitionsI
     info = blank_instance(TopicPartitionsInfo)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         info.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            info.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                info.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                info.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    info.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            info.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -259,19 +234,11 @@ def _write_TopicPartitionsInfo_v0(info: TopicPartitionsInfo, out: bytearray) -> 
         field = "topic_name"
         if info.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
-        topic_name_utf8 = info.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, info.topic_name)
+        _w.write_compact_string(out, info.topic_name)
         field = "partitions"
         partitions_items = info.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -307,22 +274,11 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
     info = blank_instance(TopicInfo)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         info.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            info.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                info.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -342,12 +298,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
         field = "topic_name"
         if info.topic_name is None:
             raise EncodeError("field topic_name is null, which TopicInfo version 0 does not allow (never nullable)")
-        topic_name_utf8 = info.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, info.topic_name)
+        _w.write_compact_string(out, info.topic_name)
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -374,176 +325,46 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
     value = blank_instance(ShareGroupStatePartitionMetadataValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "initializing_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        initializing_topics_n = buf[pos] - 1
-        if initializing_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        initializing_topics_n, pos = _w.read_count(buf, pos, True)
+        if initializing_topics_n < 0:
+            raise DecodeError("non-nullable field initializing_topics was null", offset=pos)
+        elif initializing_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if initializing_topics_n < 0x7F and initializing_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                initializing_topics_n, pos = _w.read_count(buf, pos, True)
-            if initializing_topics_n < 0:
-                raise DecodeError("non-nullable field initializing_topics was null", offset=pos)
-            elif initializing_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                initializing_topics_items: list[TopicPartitionsInfo] = []
-                for initializing_topics_index in range(initializing_topics_n):
-                    try:
-                        initializing_topics_item = blank_instance(TopicPartitionsInfo)
-                        field = "topic_id"
-                        initializing_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            initializing_topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                initializing_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                initializing_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                initializing_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    initializing_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            initializing_topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            initializing_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "initializing_topics[]", initializing_topics_index
-                        raise failure from None
-                    initializing_topics_items.append(initializing_topics_item)
-                field, index = "initializing_topics[]", initializing_topics_index  # as the last call would have left them
-                value.initializing_topics = initializing_topics_items
+            initializing_topics_items: list[TopicPartitionsInfo] = []
+            for index in range(initializing_topics_n):
+                initializing_topics_item, pos = _read_TopicPartitionsInfo_v0(buf, pos)
+                initializing_topics_items.append(initializing_topics_item)
+            value.initializing_topics = initializing_topics_items
         field = "initialized_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        initialized_topics_n = buf[pos] - 1
-        if initialized_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        initialized_topics_n, pos = _w.read_count(buf, pos, True)
+        if initialized_topics_n < 0:
+            raise DecodeError("non-nullable field initialized_topics was null", offset=pos)
+        elif initialized_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if initialized_topics_n < 0x7F and initialized_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                initialized_topics_n, pos = _w.read_count(buf, pos, True)
-            if initialized_topics_n < 0:
-                raise DecodeError("non-nullable field initialized_topics was null", offset=pos)
-            elif initialized_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                initialized_topics_items: list[TopicPartitionsInfo] = []
-                for initialized_topics_index in range(initialized_topics_n):
-                    try:
-                        initialized_topics_item = blank_instance(TopicPartitionsInfo)
-                        field = "topic_id"
-                        initialized_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            initialized_topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                initialized_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                initialized_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                initialized_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    initialized_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            initialized_topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            initialized_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "initialized_topics[]", initialized_topics_index
-                        raise failure from None
-                    initialized_topics_items.append(initialized_topics_item)
-                field, index = "initialized_topics[]", initialized_topics_index  # as the last call would have left them
-                value.initialized_topics = initialized_topics_items
+            initialized_topics_items: list[TopicPartitionsInfo] = []
+            for index in range(initialized_topics_n):
+                initialized_topics_item, pos = _read_TopicPartitionsInfo_v0(buf, pos)
+                initialized_topics_items.append(initialized_topics_item)
+            value.initialized_topics = initialized_topics_items
         field = "deleting_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        deleting_topics_n = buf[pos] - 1
-        if deleting_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        deleting_topics_n, pos = _w.read_count(buf, pos, True)
+        if deleting_topics_n < 0:
+            raise DecodeError("non-nullable field deleting_topics was null", offset=pos)
+        elif deleting_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if deleting_topics_n < 0x7F and deleting_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                deleting_topics_n, pos = _w.read_count(buf, pos, True)
-            if deleting_topics_n < 0:
-                raise DecodeError("non-nullable field deleting_topics was null", offset=pos)
-            elif deleting_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                deleting_topics_items: list[TopicInfo] = []
-                for deleting_topics_index in range(deleting_topics_n):
-                    try:
-                        deleting_topics_item = blank_instance(TopicInfo)
-                        field = "topic_id"
-                        deleting_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            deleting_topics_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                deleting_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                deleting_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            deleting_topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            deleting_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "deleting_topics[]", deleting_topics_index
-                        raise failure from None
-                    deleting_topics_items.append(deleting_topics_item)
-                field, index = "deleting_topics[]", deleting_topics_index  # as the last call would have left them
-                value.deleting_topics = deleting_topics_items
+            deleting_topics_items: list[TopicInfo] = []
+            for index in range(deleting_topics_n):
+                deleting_topics_item, pos = _read_TopicInfo_v0(buf, pos)
+                deleting_topics_items.append(deleting_topics_item)
+            value.deleting_topics = deleting_topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -562,10 +383,6 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
         initializing_topics_items = value.initializing_topics
         if initializing_topics_items is None:
                 raise EncodeError("field initializing_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        elif len(initializing_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(initializing_topics_items) + 1)
-            for initializing_topics_item in initializing_topics_items:
-                _write_TopicPartitionsInfo_v0(initializing_topics_item, out)
         else:
             _w.write_count(out, len(initializing_topics_items), True)
             for initializing_topics_item in initializing_topics_items:
@@ -574,10 +391,6 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
         initialized_topics_items = value.initialized_topics
         if initialized_topics_items is None:
                 raise EncodeError("field initialized_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        elif len(initialized_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(initialized_topics_items) + 1)
-            for initialized_topics_item in initialized_topics_items:
-                _write_TopicPartitionsInfo_v0(initialized_topics_item, out)
         else:
             _w.write_count(out, len(initialized_topics_items), True)
             for initialized_topics_item in initialized_topics_items:
@@ -586,10 +399,6 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
         deleting_topics_items = value.deleting_topics
         if deleting_topics_items is None:
                 raise EncodeError("field deleting_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        elif len(deleting_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(deleting_topics_items) + 1)
-            for deleting_topics_item in deleting_topics_items:
-                _write_TopicInfo_v0(deleting_topics_item, out)
         else:
             _w.write_count(out, len(deleting_topics_items), True)
             for deleting_topics_item in deleting_topics_items:

@@ -17,11 +17,6 @@ from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
-# Precompiled struct calls, named after the fields they read (one call per run of fixed-width
-# fields, or per row of an array of fixed-width structs).
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
-
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
@@ -136,25 +131,15 @@ def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
     partition = blank_instance(TopicPartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         partition.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                partition.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -175,9 +160,6 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
         partitions_items = partition.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -212,57 +194,20 @@ def _read_ShareGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tupl
     value = blank_instance(ShareGroupTargetAssignmentMemberValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_partitions_n, pos = _w.read_count(buf, pos, True)
+        if topic_partitions_n < 0:
+            raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_partitions_n, pos = _w.read_count(buf, pos, True)
-            if topic_partitions_n < 0:
-                raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-            elif topic_partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_partitions_items: list[TopicPartition] = []
-                for topic_partitions_index in range(topic_partitions_n):
-                    try:
-                        topic_partitions_item = blank_instance(TopicPartition)
-                        field = "topic_id"
-                        topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_partitions[]", topic_partitions_index
-                        raise failure from None
-                    topic_partitions_items.append(topic_partitions_item)
-                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-                value.topic_partitions = topic_partitions_items
+            topic_partitions_items: list[TopicPartition] = []
+            for index in range(topic_partitions_n):
+                topic_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
+                topic_partitions_items.append(topic_partitions_item)
+            value.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -281,10 +226,6 @@ def _write_ShareGroupTargetAssignmentMemberValue_v0(value: ShareGroupTargetAssig
         topic_partitions_items = value.topic_partitions
         if topic_partitions_items is None:
                 raise EncodeError("field topic_partitions is null, which ShareGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        elif len(topic_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_partitions_items) + 1)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartition_v0(topic_partitions_item, out)
         else:
             _w.write_count(out, len(topic_partitions_items), True)
             for topic_partitions_item in topic_partitions_items:

@@ -252,35 +252,28 @@ def _read_ShareSnapshotValue_v0(buf: bytes, pos: int) -> tuple[ShareSnapshotValu
         pos += 36
         field = "state_batches[]"
         index = -1  # no element yet: an error in the count names the array itself
-        state_batches_n = buf[pos] - 1
-        if state_batches_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        state_batches_n, pos = _w.read_count(buf, pos, True)
+        if state_batches_n < 0:
+            raise DecodeError("non-nullable field state_batches was null", offset=pos)
+        elif state_batches_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            state_batches_items: list[StateBatch] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            state_batches_end = pos + state_batches_n * 20
+            state_batches_rows = buf[pos:state_batches_end]
+            if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                for state_batches_row in _rows_StateBatch_v0(state_batches_rows):
+                    state_batches_item = blank_instance(StateBatch)
+                    state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                    state_batches_item.unknown_tagged_fields = ()
+                    state_batches_items.append(state_batches_item)
+                pos = state_batches_end
             else:
-                state_batches_n, pos = _w.read_count(buf, pos, True)
-            if state_batches_n < 0:
-                raise DecodeError("non-nullable field state_batches was null", offset=pos)
-            elif state_batches_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                state_batches_items: list[StateBatch] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                state_batches_end = pos + state_batches_n * 20
-                state_batches_rows = buf[pos:state_batches_end]
-                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                    for state_batches_row in _rows_StateBatch_v0(state_batches_rows):
-                        state_batches_item = blank_instance(StateBatch)
-                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                        state_batches_item.unknown_tagged_fields = ()
-                        state_batches_items.append(state_batches_item)
-                    pos = state_batches_end
-                else:
-                    for index in range(state_batches_n):
-                        state_batches_item, pos = _read_StateBatch_v0(buf, pos)
-                        state_batches_items.append(state_batches_item)
-                value.state_batches = state_batches_items
+                for index in range(state_batches_n):
+                    state_batches_item, pos = _read_StateBatch_v0(buf, pos)
+                    state_batches_items.append(state_batches_item)
+            value.state_batches = state_batches_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -324,10 +317,6 @@ def _write_ShareSnapshotValue_v0(value: ShareSnapshotValue, out: bytearray) -> N
         state_batches_items = value.state_batches
         if state_batches_items is None:
                 raise EncodeError("field state_batches is null, which ShareSnapshotValue version 0 does not allow (never nullable)")
-        elif len(state_batches_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(state_batches_items) + 1)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0(state_batches_item, out)
         else:
             _w.write_count(out, len(state_batches_items), True)
             for state_batches_item in state_batches_items:

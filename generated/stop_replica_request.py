@@ -32,8 +32,6 @@ _unpack_StopReplicaRequest_controller_id_to_broker_epoch = struct.Struct(">iiq")
 _pack_StopReplicaRequest_controller_id_to_broker_epoch = struct.Struct(">iiq").pack
 _unpack_StopReplicaRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch = struct.Struct(">i?iq").unpack_from
 _pack_StopReplicaRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch = struct.Struct(">i?iq").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class StopReplicaPartitionV0(GeneratedStruct):
@@ -453,35 +451,15 @@ def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int) -> tuple[StopReplicaTopicV
     v1 = blank_instance(StopReplicaTopicV1)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            v1.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                v1.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                v1.name, pos = _w.read_compact_string_nn(buf, pos)
+        v1.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
-        partition_indexes_n = buf[pos] - 1
-        if partition_indexes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+        if partition_indexes_n < 0:
+            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
         else:
-            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                v1.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partition_indexes_end
-            else:
-                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                if partition_indexes_n < 0:
-                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                else:
-                    v1.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+            v1.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -499,19 +477,11 @@ def _write_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1, out: bytearray) -> None
         field = "name"
         if v1.name is None:
             raise EncodeError("field name is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
-        name_utf8 = v1.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, v1.name)
+        _w.write_compact_string(out, v1.name)
         field = "partition_indexes"
         partition_indexes_items = v1.partition_indexes
         if partition_indexes_items is None:
                 raise EncodeError("field partition_indexes is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
-        elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_indexes_items) + 1)
-            out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
         else:
             _w.write_count(out, len(partition_indexes_items), True)
             _w.write_fixed_array(out, partition_indexes_items, "i")
@@ -593,48 +563,31 @@ def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaT
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            state.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                state.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n = buf[pos] - 1
-        if partition_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_states_n, pos = _w.read_count(buf, pos, True)
+        if partition_states_n < 0:
+            raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partition_states_items: list[StopReplicaPartitionState] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partition_states_end = pos + partition_states_n * 10
+            partition_states_rows = buf[pos:partition_states_end]
+            if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
+                for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
+                    partition_states_item = blank_instance(StopReplicaPartitionState)
+                    partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
+                    partition_states_item.unknown_tagged_fields = ()
+                    partition_states_items.append(partition_states_item)
+                pos = partition_states_end
             else:
-                partition_states_n, pos = _w.read_count(buf, pos, True)
-            if partition_states_n < 0:
-                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-            elif partition_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_states_items: list[StopReplicaPartitionState] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partition_states_end = pos + partition_states_n * 10
-                partition_states_rows = buf[pos:partition_states_end]
-                if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
-                    for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
-                        partition_states_item = blank_instance(StopReplicaPartitionState)
-                        partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
-                        partition_states_item.unknown_tagged_fields = ()
-                        partition_states_items.append(partition_states_item)
-                    pos = partition_states_end
-                else:
-                    for index in range(partition_states_n):
-                        partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
-                        partition_states_items.append(partition_states_item)
-                state.partition_states = partition_states_items
+                for index in range(partition_states_n):
+                    partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
+                    partition_states_items.append(partition_states_item)
+            state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -652,20 +605,11 @@ def _write_StopReplicaTopicState_v3_4(state: StopReplicaTopicState, out: bytearr
         field = "topic_name"
         if state.topic_name is None:
             raise EncodeError("field topic_name is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
-        topic_name_utf8 = state.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, state.topic_name)
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
                 raise EncodeError("field partition_states is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
-        elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_states_items) + 1)
-            for partition_states_item in partition_states_items:
-                _write_StopReplicaPartitionState_v3_4(partition_states_item, out)
         else:
             _w.write_count(out, len(partition_states_items), True)
             for partition_states_item in partition_states_items:
@@ -717,21 +661,9 @@ def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaReques
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partitions_items: list[StopReplicaPartitionV0] = []
-            for ungrouped_partitions_index in range(ungrouped_partitions_n):
-                try:
-                    ungrouped_partitions_item = blank_instance(StopReplicaPartitionV0)
-                    field = "topic_name"
-                    ungrouped_partitions_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index"
-                    (ungrouped_partitions_item.partition_index,) = _unpack_StopReplicaPartitionV0_partition_index(buf, pos)
-                    pos += 4
-                    ungrouped_partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ungrouped_partitions[]", ungrouped_partitions_index
-                    raise failure from None
+            for index in range(ungrouped_partitions_n):
+                ungrouped_partitions_item, pos = _read_StopReplicaPartitionV0_v0(buf, pos)
                 ungrouped_partitions_items.append(ungrouped_partitions_item)
-            field, index = "ungrouped_partitions[]", ungrouped_partitions_index  # as the last call would have left them
             request.ungrouped_partitions = ungrouped_partitions_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -796,24 +728,9 @@ def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaReques
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[StopReplicaTopicV1] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(StopReplicaTopicV1)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
-                    if partition_indexes_n < 0:
-                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                    else:
-                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_StopReplicaTopicV1_v1(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -865,70 +782,23 @@ def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaReques
     request.is_kraft_controller = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, controller_epoch, broker_epoch, delete_partitions"
         request.controller_id, request.controller_epoch, request.broker_epoch, request.delete_partitions = _unpack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions(buf, pos)
         pos += 17
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[StopReplicaTopicV1] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(StopReplicaTopicV1)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_indexes"
-                        partition_indexes_n = buf[pos] - 1
-                        if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partition_indexes_end
-                            else:
-                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                if partition_indexes_n < 0:
-                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                else:
-                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[StopReplicaTopicV1] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_StopReplicaTopicV1_v2(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -955,10 +825,6 @@ def _write_StopReplicaRequest_v2(request: StopReplicaRequest, out: bytearray) ->
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which StopReplicaRequest version 2 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_StopReplicaTopicV1_v2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -996,86 +862,23 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
     request.delete_partitions = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, controller_epoch, broker_epoch"
         request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_StopReplicaRequest_controller_id_to_broker_epoch(buf, pos)
         pos += 16
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n = buf[pos] - 1
-        if topic_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_states_n, pos = _w.read_count(buf, pos, True)
+        if topic_states_n < 0:
+            raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_states_n, pos = _w.read_count(buf, pos, True)
-            if topic_states_n < 0:
-                raise DecodeError("non-nullable field topic_states was null", offset=pos)
-            elif topic_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_states_items: list[StopReplicaTopicState] = []
-                for topic_states_index in range(topic_states_n):
-                    try:
-                        topic_states_item = blank_instance(StopReplicaTopicState)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_states_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_states[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_states_n = buf[pos] - 1
-                        if partition_states_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_states_n, pos = _w.read_count(buf, pos, True)
-                            if partition_states_n < 0:
-                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                            elif partition_states_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_states_items: list[StopReplicaPartitionState] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partition_states_end = pos + partition_states_n * 10
-                                partition_states_rows = buf[pos:partition_states_end]
-                                if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
-                                    for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
-                                        partition_states_item = blank_instance(StopReplicaPartitionState)
-                                        partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
-                                        partition_states_item.unknown_tagged_fields = ()
-                                        partition_states_items.append(partition_states_item)
-                                    pos = partition_states_end
-                                else:
-                                    for index in range(partition_states_n):
-                                        partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
-                                        partition_states_items.append(partition_states_item)
-                                topic_states_item.partition_states = partition_states_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_states[]", topic_states_index
-                        raise failure from None
-                    topic_states_items.append(topic_states_item)
-                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-                request.topic_states = topic_states_items
+            topic_states_items: list[StopReplicaTopicState] = []
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_StopReplicaTopicState_v3_4(buf, pos)
+                topic_states_items.append(topic_states_item)
+            request.topic_states = topic_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1104,10 +907,6 @@ def _write_StopReplicaRequest_v3(request: StopReplicaRequest, out: bytearray) ->
         topic_states_items = request.topic_states
         if topic_states_items is None:
                 raise EncodeError("field topic_states is null, which StopReplicaRequest version 3 does not allow (never nullable)")
-        elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_states_items) + 1)
-            for topic_states_item in topic_states_items:
-                _write_StopReplicaTopicState_v3_4(topic_states_item, out)
         else:
             _w.write_count(out, len(topic_states_items), True)
             for topic_states_item in topic_states_items:
@@ -1144,86 +943,23 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
     request.delete_partitions = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
         request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch = _unpack_StopReplicaRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(buf, pos)
         pos += 17
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n = buf[pos] - 1
-        if topic_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_states_n, pos = _w.read_count(buf, pos, True)
+        if topic_states_n < 0:
+            raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_states_n, pos = _w.read_count(buf, pos, True)
-            if topic_states_n < 0:
-                raise DecodeError("non-nullable field topic_states was null", offset=pos)
-            elif topic_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_states_items: list[StopReplicaTopicState] = []
-                for topic_states_index in range(topic_states_n):
-                    try:
-                        topic_states_item = blank_instance(StopReplicaTopicState)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_states_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_states[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_states_n = buf[pos] - 1
-                        if partition_states_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_states_n, pos = _w.read_count(buf, pos, True)
-                            if partition_states_n < 0:
-                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                            elif partition_states_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_states_items: list[StopReplicaPartitionState] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partition_states_end = pos + partition_states_n * 10
-                                partition_states_rows = buf[pos:partition_states_end]
-                                if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
-                                    for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
-                                        partition_states_item = blank_instance(StopReplicaPartitionState)
-                                        partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
-                                        partition_states_item.unknown_tagged_fields = ()
-                                        partition_states_items.append(partition_states_item)
-                                    pos = partition_states_end
-                                else:
-                                    for index in range(partition_states_n):
-                                        partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
-                                        partition_states_items.append(partition_states_item)
-                                topic_states_item.partition_states = partition_states_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_states[]", topic_states_index
-                        raise failure from None
-                    topic_states_items.append(topic_states_item)
-                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-                request.topic_states = topic_states_items
+            topic_states_items: list[StopReplicaTopicState] = []
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_StopReplicaTopicState_v3_4(buf, pos)
+                topic_states_items.append(topic_states_item)
+            request.topic_states = topic_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1250,10 +986,6 @@ def _write_StopReplicaRequest_v4(request: StopReplicaRequest, out: bytearray) ->
         topic_states_items = request.topic_states
         if topic_states_items is None:
                 raise EncodeError("field topic_states is null, which StopReplicaRequest version 4 does not allow (never nullable)")
-        elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_states_items) + 1)
-            for topic_states_item in topic_states_items:
-                _write_StopReplicaTopicState_v3_4(topic_states_item, out)
         else:
             _w.write_count(out, len(topic_states_items), True)
             for topic_states_item in topic_states_items:

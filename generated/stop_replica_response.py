@@ -189,20 +189,9 @@ def _read_StopReplicaPartitionError_v2_4(buf: bytes, pos: int) -> tuple[StopRepl
     stop_replica_partition_error = blank_instance(StopReplicaPartitionError)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            stop_replica_partition_error.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                stop_replica_partition_error.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                stop_replica_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        stop_replica_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index, error_code"
         stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
         pos += 6
@@ -223,12 +212,7 @@ def _write_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopRepl
         field = "topic_name"
         if stop_replica_partition_error.topic_name is None:
             raise EncodeError("field topic_name is null, which StopReplicaPartitionError versions 2-4 do not allow (never nullable)")
-        topic_name_utf8 = stop_replica_partition_error.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, stop_replica_partition_error.topic_name)
+        _w.write_compact_string(out, stop_replica_partition_error.topic_name)
         field = "partition_index, error_code"
         out += _pack_StopReplicaPartitionError_partition_index_error_code(stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code)
         field = "(tagged fields)"
@@ -269,21 +253,9 @@ def _read_StopReplicaResponse_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaRes
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_errors_items: list[StopReplicaPartitionError] = []
-            for partition_errors_index in range(partition_errors_n):
-                try:
-                    partition_errors_item = blank_instance(StopReplicaPartitionError)
-                    field = "topic_name"
-                    partition_errors_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index, error_code"
-                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
-                    pos += 6
-                    partition_errors_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_errors[]", partition_errors_index
-                    raise failure from None
+            for index in range(partition_errors_n):
+                partition_errors_item, pos = _read_StopReplicaPartitionError_v0_1(buf, pos)
                 partition_errors_items.append(partition_errors_item)
-            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -328,58 +300,23 @@ def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaRes
     response = blank_instance(StopReplicaResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (response.error_code,) = _unpack_StopReplicaResponse_error_code(buf, pos)
         pos += 2
         field = "partition_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_errors_n = buf[pos] - 1
-        if partition_errors_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_errors_n, pos = _w.read_count(buf, pos, True)
+        if partition_errors_n < 0:
+            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_errors_n, pos = _w.read_count(buf, pos, True)
-            if partition_errors_n < 0:
-                raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-            elif partition_errors_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_errors_items: list[StopReplicaPartitionError] = []
-                for partition_errors_index in range(partition_errors_n):
-                    try:
-                        partition_errors_item = blank_instance(StopReplicaPartitionError)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            partition_errors_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_index, error_code"
-                        partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
-                        pos += 6
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_errors_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_errors[]", partition_errors_index
-                        raise failure from None
-                    partition_errors_items.append(partition_errors_item)
-                field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
-                response.partition_errors = partition_errors_items
+            partition_errors_items: list[StopReplicaPartitionError] = []
+            for index in range(partition_errors_n):
+                partition_errors_item, pos = _read_StopReplicaPartitionError_v2_4(buf, pos)
+                partition_errors_items.append(partition_errors_item)
+            response.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -400,10 +337,6 @@ def _write_StopReplicaResponse_v2_4(response: StopReplicaResponse, out: bytearra
         partition_errors_items = response.partition_errors
         if partition_errors_items is None:
                 raise EncodeError("field partition_errors is null, which StopReplicaResponse versions 2-4 do not allow (never nullable)")
-        elif len(partition_errors_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_errors_items) + 1)
-            for partition_errors_item in partition_errors_items:
-                _write_StopReplicaPartitionError_v2_4(partition_errors_item, out)
         else:
             _w.write_count(out, len(partition_errors_items), True)
             for partition_errors_item in partition_errors_items:

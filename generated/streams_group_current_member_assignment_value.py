@@ -21,8 +21,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_StreamsGroupCurrentMemberAssignmentValue_member_epoch_to_state = struct.Struct(">iib").unpack_from
 _pack_StreamsGroupCurrentMemberAssignmentValue_member_epoch_to_state = struct.Struct(">iib").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class TaskIds(GeneratedStruct):
@@ -200,35 +198,15 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     ids = blank_instance(TaskIds)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_n = buf[pos]  # the length + 1
-        if subtopology_id_n == 1:  # the empty string
-            ids.subtopology_id = ""
-            pos += 1
-        else:
-            subtopology_id_end = pos + subtopology_id_n
-            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                pos = subtopology_id_end
-            else:
-                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+        ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -250,20 +228,11 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "assignment_epochs"
-                    assignment_epochs_n = buf[pos] - 1
-                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset
+                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                    if assignment_epochs_n < 0:
+                        ids.assignment_epochs = None
                     else:
-                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                            ids.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = assignment_epochs_end
-                        else:
-                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                            if assignment_epochs_n < 0:
-                                ids.assignment_epochs = None
-                            else:
-                                ids.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                        ids.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -281,19 +250,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         field = "subtopology_id"
         if ids.subtopology_id is None:
             raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        subtopology_id_utf8 = ids.subtopology_id.encode()
-        if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(subtopology_id_utf8) + 1)
-            out += subtopology_id_utf8
-        else:
-            _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, ids.subtopology_id)
         field = "partitions"
         partitions_items = ids.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -305,9 +266,6 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
             assignment_epochs_items = ids.assignment_epochs
             if assignment_epochs_items is None:
                 _w.write_count(payload, None, True)
-            elif len(assignment_epochs_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(assignment_epochs_items) + 1)
-                payload += _pack_int32s[len(assignment_epochs_items)](*assignment_epochs_items)
             else:
                 _w.write_count(payload, len(assignment_epochs_items), True)
                 _w.write_fixed_array(payload, assignment_epochs_items, "i")
@@ -352,575 +310,88 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
     value = blank_instance(StreamsGroupCurrentMemberAssignmentValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_epoch, previous_member_epoch, state"
         value.member_epoch, value.previous_member_epoch, value.state = _unpack_StreamsGroupCurrentMemberAssignmentValue_member_epoch_to_state(buf, pos)
         pos += 9
         field = "active_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_n = buf[pos] - 1
-        if active_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        active_tasks_n, pos = _w.read_count(buf, pos, True)
+        if active_tasks_n < 0:
+            raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+        elif active_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if active_tasks_n < 0x7F and active_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                active_tasks_n, pos = _w.read_count(buf, pos, True)
-            if active_tasks_n < 0:
-                raise DecodeError("non-nullable field active_tasks was null", offset=pos)
-            elif active_tasks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                active_tasks_items: list[TaskIds] = []
-                for active_tasks_index in range(active_tasks_n):
-                    try:
-                        active_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            active_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            active_tasks_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "assignment_epochs"
-                                    assignment_epochs_n = buf[pos] - 1
-                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset
-                                    else:
-                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                            active_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                            pos = assignment_epochs_end
-                                        else:
-                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                            if assignment_epochs_n < 0:
-                                                active_tasks_item.assignment_epochs = None
-                                            else:
-                                                active_tasks_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            active_tasks_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "active_tasks[]", active_tasks_index
-                        raise failure from None
-                    active_tasks_items.append(active_tasks_item)
-                field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
-                value.active_tasks = active_tasks_items
+            active_tasks_items: list[TaskIds] = []
+            for index in range(active_tasks_n):
+                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                active_tasks_items.append(active_tasks_item)
+            value.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n = buf[pos] - 1
-        if standby_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        standby_tasks_n, pos = _w.read_count(buf, pos, True)
+        if standby_tasks_n < 0:
+            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if standby_tasks_n < 0x7F and standby_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                standby_tasks_n, pos = _w.read_count(buf, pos, True)
-            if standby_tasks_n < 0:
-                raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-            elif standby_tasks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                standby_tasks_items: list[TaskIds] = []
-                for standby_tasks_index in range(standby_tasks_n):
-                    try:
-                        standby_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            standby_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            standby_tasks_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "assignment_epochs"
-                                    assignment_epochs_n = buf[pos] - 1
-                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset
-                                    else:
-                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                            standby_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                            pos = assignment_epochs_end
-                                        else:
-                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                            if assignment_epochs_n < 0:
-                                                standby_tasks_item.assignment_epochs = None
-                                            else:
-                                                standby_tasks_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            standby_tasks_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "standby_tasks[]", standby_tasks_index
-                        raise failure from None
-                    standby_tasks_items.append(standby_tasks_item)
-                field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
-                value.standby_tasks = standby_tasks_items
+            standby_tasks_items: list[TaskIds] = []
+            for index in range(standby_tasks_n):
+                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                standby_tasks_items.append(standby_tasks_item)
+            value.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_n = buf[pos] - 1
-        if warmup_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        warmup_tasks_n, pos = _w.read_count(buf, pos, True)
+        if warmup_tasks_n < 0:
+            raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+        elif warmup_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if warmup_tasks_n < 0x7F and warmup_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-            if warmup_tasks_n < 0:
-                raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
-            elif warmup_tasks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                warmup_tasks_items: list[TaskIds] = []
-                for warmup_tasks_index in range(warmup_tasks_n):
-                    try:
-                        warmup_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            warmup_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            warmup_tasks_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "assignment_epochs"
-                                    assignment_epochs_n = buf[pos] - 1
-                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset
-                                    else:
-                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                            warmup_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                            pos = assignment_epochs_end
-                                        else:
-                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                            if assignment_epochs_n < 0:
-                                                warmup_tasks_item.assignment_epochs = None
-                                            else:
-                                                warmup_tasks_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            warmup_tasks_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "warmup_tasks[]", warmup_tasks_index
-                        raise failure from None
-                    warmup_tasks_items.append(warmup_tasks_item)
-                field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
-                value.warmup_tasks = warmup_tasks_items
+            warmup_tasks_items: list[TaskIds] = []
+            for index in range(warmup_tasks_n):
+                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                warmup_tasks_items.append(warmup_tasks_item)
+            value.warmup_tasks = warmup_tasks_items
         field = "active_tasks_pending_revocation[]"
         index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_pending_revocation_n = buf[pos] - 1
-        if active_tasks_pending_revocation_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        active_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
+        if active_tasks_pending_revocation_n < 0:
+            raise DecodeError("non-nullable field active_tasks_pending_revocation was null", offset=pos)
+        elif active_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if active_tasks_pending_revocation_n < 0x7F and active_tasks_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                active_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-            if active_tasks_pending_revocation_n < 0:
-                raise DecodeError("non-nullable field active_tasks_pending_revocation was null", offset=pos)
-            elif active_tasks_pending_revocation_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                active_tasks_pending_revocation_items: list[TaskIds] = []
-                for active_tasks_pending_revocation_index in range(active_tasks_pending_revocation_n):
-                    try:
-                        active_tasks_pending_revocation_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            active_tasks_pending_revocation_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                active_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                active_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                active_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    active_tasks_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            active_tasks_pending_revocation_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "assignment_epochs"
-                                    assignment_epochs_n = buf[pos] - 1
-                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset
-                                    else:
-                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                            active_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                            pos = assignment_epochs_end
-                                        else:
-                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                            if assignment_epochs_n < 0:
-                                                active_tasks_pending_revocation_item.assignment_epochs = None
-                                            else:
-                                                active_tasks_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            active_tasks_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "active_tasks_pending_revocation[]", active_tasks_pending_revocation_index
-                        raise failure from None
-                    active_tasks_pending_revocation_items.append(active_tasks_pending_revocation_item)
-                field, index = "active_tasks_pending_revocation[]", active_tasks_pending_revocation_index  # as the last call would have left them
-                value.active_tasks_pending_revocation = active_tasks_pending_revocation_items
+            active_tasks_pending_revocation_items: list[TaskIds] = []
+            for index in range(active_tasks_pending_revocation_n):
+                active_tasks_pending_revocation_item, pos = _read_TaskIds_v0(buf, pos)
+                active_tasks_pending_revocation_items.append(active_tasks_pending_revocation_item)
+            value.active_tasks_pending_revocation = active_tasks_pending_revocation_items
         field = "standby_tasks_pending_revocation[]"
         index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_pending_revocation_n = buf[pos] - 1
-        if standby_tasks_pending_revocation_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        standby_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
+        if standby_tasks_pending_revocation_n < 0:
+            raise DecodeError("non-nullable field standby_tasks_pending_revocation was null", offset=pos)
+        elif standby_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if standby_tasks_pending_revocation_n < 0x7F and standby_tasks_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                standby_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-            if standby_tasks_pending_revocation_n < 0:
-                raise DecodeError("non-nullable field standby_tasks_pending_revocation was null", offset=pos)
-            elif standby_tasks_pending_revocation_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                standby_tasks_pending_revocation_items: list[TaskIds] = []
-                for standby_tasks_pending_revocation_index in range(standby_tasks_pending_revocation_n):
-                    try:
-                        standby_tasks_pending_revocation_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            standby_tasks_pending_revocation_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                standby_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                standby_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                standby_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    standby_tasks_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            standby_tasks_pending_revocation_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "assignment_epochs"
-                                    assignment_epochs_n = buf[pos] - 1
-                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset
-                                    else:
-                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                            standby_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                            pos = assignment_epochs_end
-                                        else:
-                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                            if assignment_epochs_n < 0:
-                                                standby_tasks_pending_revocation_item.assignment_epochs = None
-                                            else:
-                                                standby_tasks_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            standby_tasks_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "standby_tasks_pending_revocation[]", standby_tasks_pending_revocation_index
-                        raise failure from None
-                    standby_tasks_pending_revocation_items.append(standby_tasks_pending_revocation_item)
-                field, index = "standby_tasks_pending_revocation[]", standby_tasks_pending_revocation_index  # as the last call would have left them
-                value.standby_tasks_pending_revocation = standby_tasks_pending_revocation_items
+            standby_tasks_pending_revocation_items: list[TaskIds] = []
+            for index in range(standby_tasks_pending_revocation_n):
+                standby_tasks_pending_revocation_item, pos = _read_TaskIds_v0(buf, pos)
+                standby_tasks_pending_revocation_items.append(standby_tasks_pending_revocation_item)
+            value.standby_tasks_pending_revocation = standby_tasks_pending_revocation_items
         field = "warmup_tasks_pending_revocation[]"
         index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_pending_revocation_n = buf[pos] - 1
-        if warmup_tasks_pending_revocation_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        warmup_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
+        if warmup_tasks_pending_revocation_n < 0:
+            raise DecodeError("non-nullable field warmup_tasks_pending_revocation was null", offset=pos)
+        elif warmup_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if warmup_tasks_pending_revocation_n < 0x7F and warmup_tasks_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                warmup_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-            if warmup_tasks_pending_revocation_n < 0:
-                raise DecodeError("non-nullable field warmup_tasks_pending_revocation was null", offset=pos)
-            elif warmup_tasks_pending_revocation_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                warmup_tasks_pending_revocation_items: list[TaskIds] = []
-                for warmup_tasks_pending_revocation_index in range(warmup_tasks_pending_revocation_n):
-                    try:
-                        warmup_tasks_pending_revocation_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            warmup_tasks_pending_revocation_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                warmup_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                warmup_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                warmup_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    warmup_tasks_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            warmup_tasks_pending_revocation_item.unknown_tagged_fields = ()
-                        else:
-                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                            count = buf[pos]
-                            if count < 0x80 and 2 * count < len(buf) - pos:
-                                pos += 1
-                            else:
-                                count, pos = _w.read_tag_count(buf, pos)
-                            unknown = []
-                            for _ in range(count):
-                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                    tag = buf[pos]
-                                    end = pos + 2 + buf[pos + 1]
-                                    pos += 2
-                                else:
-                                    tag, end, pos = _w.read_tag_header(buf, pos)
-                                if tag == 0:
-                                    field = "assignment_epochs"
-                                    assignment_epochs_n = buf[pos] - 1
-                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset
-                                    else:
-                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                            warmup_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                            pos = assignment_epochs_end
-                                        else:
-                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                            if assignment_epochs_n < 0:
-                                                warmup_tasks_pending_revocation_item.assignment_epochs = None
-                                            else:
-                                                warmup_tasks_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                    if pos != end:
-                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
-                                else:
-                                    unknown.append((tag, buf[pos:end]))
-                                    pos = end
-                            warmup_tasks_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "warmup_tasks_pending_revocation[]", warmup_tasks_pending_revocation_index
-                        raise failure from None
-                    warmup_tasks_pending_revocation_items.append(warmup_tasks_pending_revocation_item)
-                field, index = "warmup_tasks_pending_revocation[]", warmup_tasks_pending_revocation_index  # as the last call would have left them
-                value.warmup_tasks_pending_revocation = warmup_tasks_pending_revocation_items
+            warmup_tasks_pending_revocation_items: list[TaskIds] = []
+            for index in range(warmup_tasks_pending_revocation_n):
+                warmup_tasks_pending_revocation_item, pos = _read_TaskIds_v0(buf, pos)
+                warmup_tasks_pending_revocation_items.append(warmup_tasks_pending_revocation_item)
+            value.warmup_tasks_pending_revocation = warmup_tasks_pending_revocation_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -941,10 +412,6 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         active_tasks_items = value.active_tasks
         if active_tasks_items is None:
                 raise EncodeError("field active_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        elif len(active_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(active_tasks_items) + 1)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
         else:
             _w.write_count(out, len(active_tasks_items), True)
             for active_tasks_item in active_tasks_items:
@@ -953,10 +420,6 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         standby_tasks_items = value.standby_tasks
         if standby_tasks_items is None:
                 raise EncodeError("field standby_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        elif len(standby_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(standby_tasks_items) + 1)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
         else:
             _w.write_count(out, len(standby_tasks_items), True)
             for standby_tasks_item in standby_tasks_items:
@@ -965,10 +428,6 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         warmup_tasks_items = value.warmup_tasks
         if warmup_tasks_items is None:
                 raise EncodeError("field warmup_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        elif len(warmup_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(warmup_tasks_items) + 1)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
         else:
             _w.write_count(out, len(warmup_tasks_items), True)
             for warmup_tasks_item in warmup_tasks_items:
@@ -977,10 +436,6 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         active_tasks_pending_revocation_items = value.active_tasks_pending_revocation
         if active_tasks_pending_revocation_items is None:
                 raise EncodeError("field active_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        elif len(active_tasks_pending_revocation_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(active_tasks_pending_revocation_items) + 1)
-            for active_tasks_pending_revocation_item in active_tasks_pending_revocation_items:
-                _write_TaskIds_v0(active_tasks_pending_revocation_item, out)
         else:
             _w.write_count(out, len(active_tasks_pending_revocation_items), True)
             for active_tasks_pending_revocation_item in active_tasks_pending_revocation_items:
@@ -989,10 +444,6 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         standby_tasks_pending_revocation_items = value.standby_tasks_pending_revocation
         if standby_tasks_pending_revocation_items is None:
                 raise EncodeError("field standby_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        elif len(standby_tasks_pending_revocation_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(standby_tasks_pending_revocation_items) + 1)
-            for standby_tasks_pending_revocation_item in standby_tasks_pending_revocation_items:
-                _write_TaskIds_v0(standby_tasks_pending_revocation_item, out)
         else:
             _w.write_count(out, len(standby_tasks_pending_revocation_items), True)
             for standby_tasks_pending_revocation_item in standby_tasks_pending_revocation_items:
@@ -1001,10 +452,6 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         warmup_tasks_pending_revocation_items = value.warmup_tasks_pending_revocation
         if warmup_tasks_pending_revocation_items is None:
                 raise EncodeError("field warmup_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        elif len(warmup_tasks_pending_revocation_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(warmup_tasks_pending_revocation_items) + 1)
-            for warmup_tasks_pending_revocation_item in warmup_tasks_pending_revocation_items:
-                _write_TaskIds_v0(warmup_tasks_pending_revocation_item, out)
         else:
             _w.write_count(out, len(warmup_tasks_pending_revocation_items), True)
             for warmup_tasks_pending_revocation_item in warmup_tasks_pending_revocation_items:

@@ -41,8 +41,6 @@ _unpack_DescribedGroup_authorized_operations = struct.Struct(">i").unpack_from
 _pack_DescribedGroup_authorized_operations = struct.Struct(">i").pack
 _unpack_StreamsGroupDescribeResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_StreamsGroupDescribeResponse_throttle_time_ms = struct.Struct(">i").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class Endpoint(GeneratedStruct):
@@ -826,20 +824,9 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            endpoint.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                endpoint.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -860,12 +847,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
         field = "host"
         if endpoint.host is None:
             raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        host_utf8 = endpoint.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, endpoint.host)
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -893,20 +875,9 @@ def _read_TaskOffset_v0(buf: bytes, pos: int) -> tuple[TaskOffset, int]:
     task_offset = blank_instance(TaskOffset)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_n = buf[pos]  # the length + 1
-        if subtopology_id_n == 1:  # the empty string
-            task_offset.subtopology_id = ""
-            pos += 1
-        else:
-            subtopology_id_end = pos + subtopology_id_n
-            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                task_offset.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                pos = subtopology_id_end
-            else:
-                task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+        task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition, offset"
         task_offset.partition, task_offset.offset = _unpack_TaskOffset_partition_offset(buf, pos)
         pos += 12
@@ -927,12 +898,7 @@ def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
         field = "subtopology_id"
         if task_offset.subtopology_id is None:
             raise EncodeError("field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)")
-        subtopology_id_utf8 = task_offset.subtopology_id.encode()
-        if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(subtopology_id_utf8) + 1)
-            out += subtopology_id_utf8
-        else:
-            _w.write_compact_string(out, task_offset.subtopology_id)
+        _w.write_compact_string(out, task_offset.subtopology_id)
         field = "partition, offset"
         out += _pack_TaskOffset_partition_offset(task_offset.partition, task_offset.offset)
         field = "(tagged fields)"
@@ -960,35 +926,15 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     ids = blank_instance(TaskIds)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_n = buf[pos]  # the length + 1
-        if subtopology_id_n == 1:  # the empty string
-            ids.subtopology_id = ""
-            pos += 1
-        else:
-            subtopology_id_end = pos + subtopology_id_n
-            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                pos = subtopology_id_end
-            else:
-                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+        ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1006,19 +952,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         field = "subtopology_id"
         if ids.subtopology_id is None:
             raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        subtopology_id_utf8 = ids.subtopology_id.encode()
-        if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(subtopology_id_utf8) + 1)
-            out += subtopology_id_utf8
-        else:
-            _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, ids.subtopology_id)
         field = "partitions"
         partitions_items = ids.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -1053,185 +991,46 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
     assignment = blank_instance(Assignment)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "active_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_n = buf[pos] - 1
-        if active_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        active_tasks_n, pos = _w.read_count(buf, pos, True)
+        if active_tasks_n < 0:
+            raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+        elif active_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if active_tasks_n < 0x7F and active_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                active_tasks_n, pos = _w.read_count(buf, pos, True)
-            if active_tasks_n < 0:
-                raise DecodeError("non-nullable field active_tasks was null", offset=pos)
-            elif active_tasks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                active_tasks_items: list[TaskIds] = []
-                for active_tasks_index in range(active_tasks_n):
-                    try:
-                        active_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            active_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            active_tasks_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            active_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "active_tasks[]", active_tasks_index
-                        raise failure from None
-                    active_tasks_items.append(active_tasks_item)
-                field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
-                assignment.active_tasks = active_tasks_items
+            active_tasks_items: list[TaskIds] = []
+            for index in range(active_tasks_n):
+                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                active_tasks_items.append(active_tasks_item)
+            assignment.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n = buf[pos] - 1
-        if standby_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        standby_tasks_n, pos = _w.read_count(buf, pos, True)
+        if standby_tasks_n < 0:
+            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if standby_tasks_n < 0x7F and standby_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                standby_tasks_n, pos = _w.read_count(buf, pos, True)
-            if standby_tasks_n < 0:
-                raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-            elif standby_tasks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                standby_tasks_items: list[TaskIds] = []
-                for standby_tasks_index in range(standby_tasks_n):
-                    try:
-                        standby_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            standby_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            standby_tasks_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            standby_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "standby_tasks[]", standby_tasks_index
-                        raise failure from None
-                    standby_tasks_items.append(standby_tasks_item)
-                field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
-                assignment.standby_tasks = standby_tasks_items
+            standby_tasks_items: list[TaskIds] = []
+            for index in range(standby_tasks_n):
+                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                standby_tasks_items.append(standby_tasks_item)
+            assignment.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_n = buf[pos] - 1
-        if warmup_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        warmup_tasks_n, pos = _w.read_count(buf, pos, True)
+        if warmup_tasks_n < 0:
+            raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+        elif warmup_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if warmup_tasks_n < 0x7F and warmup_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-            if warmup_tasks_n < 0:
-                raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
-            elif warmup_tasks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                warmup_tasks_items: list[TaskIds] = []
-                for warmup_tasks_index in range(warmup_tasks_n):
-                    try:
-                        warmup_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            warmup_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            warmup_tasks_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            warmup_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "warmup_tasks[]", warmup_tasks_index
-                        raise failure from None
-                    warmup_tasks_items.append(warmup_tasks_item)
-                field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
-                assignment.warmup_tasks = warmup_tasks_items
+            warmup_tasks_items: list[TaskIds] = []
+            for index in range(warmup_tasks_n):
+                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                warmup_tasks_items.append(warmup_tasks_item)
+            assignment.warmup_tasks = warmup_tasks_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1250,10 +1049,6 @@ def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
         active_tasks_items = assignment.active_tasks
         if active_tasks_items is None:
                 raise EncodeError("field active_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        elif len(active_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(active_tasks_items) + 1)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
         else:
             _w.write_count(out, len(active_tasks_items), True)
             for active_tasks_item in active_tasks_items:
@@ -1262,10 +1057,6 @@ def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
         standby_tasks_items = assignment.standby_tasks
         if standby_tasks_items is None:
                 raise EncodeError("field standby_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        elif len(standby_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(standby_tasks_items) + 1)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
         else:
             _w.write_count(out, len(standby_tasks_items), True)
             for standby_tasks_item in standby_tasks_items:
@@ -1274,10 +1065,6 @@ def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
         warmup_tasks_items = assignment.warmup_tasks
         if warmup_tasks_items is None:
                 raise EncodeError("field warmup_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        elif len(warmup_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(warmup_tasks_items) + 1)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
         else:
             _w.write_count(out, len(warmup_tasks_items), True)
             for warmup_tasks_item in warmup_tasks_items:
@@ -1327,32 +1114,11 @@ def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
     value = blank_instance(KeyValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "key"
-        key_n = buf[pos]  # the length + 1
-        if key_n == 1:  # the empty string
-            value.key = ""
-            pos += 1
-        else:
-            key_end = pos + key_n
-            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                value.key = buf[pos + 1:key_end].decode()
-                pos = key_end
-            else:
-                value.key, pos = _w.read_compact_string_nn(buf, pos)
+        value.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_n = buf[pos]  # the length + 1
-        if value_n == 1:  # the empty string
-            value.value = ""
-            pos += 1
-        else:
-            value_end = pos + value_n
-            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                value.value = buf[pos + 1:value_end].decode()
-                pos = value_end
-            else:
-                value.value, pos = _w.read_compact_string_nn(buf, pos)
+        value.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1370,21 +1136,11 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
         field = "key"
         if value.key is None:
             raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
-        key_utf8 = value.key.encode()
-        if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(key_utf8) + 1)
-            out += key_utf8
-        else:
-            _w.write_compact_string(out, value.key)
+        _w.write_compact_string(out, value.key)
         field = "value"
         if value.value is None:
             raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
-        value_utf8 = value.value.encode()
-        if len(value_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(value_utf8) + 1)
-            out += value_utf8
-        else:
-            _w.write_compact_string(out, value.value)
+        _w.write_compact_string(out, value.value)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -1411,79 +1167,25 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
     info = blank_instance(TopicInfo)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            info.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                info.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                info.name, pos = _w.read_compact_string_nn(buf, pos)
+        info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
         field = "topic_configs[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_configs_n = buf[pos] - 1
-        if topic_configs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_configs_n, pos = _w.read_count(buf, pos, True)
+        if topic_configs_n < 0:
+            raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+        elif topic_configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_configs_n, pos = _w.read_count(buf, pos, True)
-            if topic_configs_n < 0:
-                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-            elif topic_configs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_configs_items: list[KeyValue] = []
-                for topic_configs_index in range(topic_configs_n):
-                    try:
-                        topic_configs_item = blank_instance(KeyValue)
-                        field = "key"
-                        key_n = buf[pos]  # the length + 1
-                        if key_n == 1:  # the empty string
-                            topic_configs_item.key = ""
-                            pos += 1
-                        else:
-                            key_end = pos + key_n
-                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                pos = key_end
-                            else:
-                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            topic_configs_item.value = ""
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_configs_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_configs[]", topic_configs_index
-                        raise failure from None
-                    topic_configs_items.append(topic_configs_item)
-                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                info.topic_configs = topic_configs_items
+            topic_configs_items: list[KeyValue] = []
+            for index in range(topic_configs_n):
+                topic_configs_item, pos = _read_KeyValue_v0(buf, pos)
+                topic_configs_items.append(topic_configs_item)
+            info.topic_configs = topic_configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1501,22 +1203,13 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
         field = "name"
         if info.name is None:
             raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
-        name_utf8 = info.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, info.name)
+        _w.write_compact_string(out, info.name)
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
         field = "topic_configs[]"
         topic_configs_items = info.topic_configs
         if topic_configs_items is None:
                 raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        elif len(topic_configs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_configs_items) + 1)
-            for topic_configs_item in topic_configs_items:
-                _write_KeyValue_v0(topic_configs_item, out)
         else:
             _w.write_count(out, len(topic_configs_items), True)
             for topic_configs_item in topic_configs_items:
@@ -1553,266 +1246,61 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
     subtopology = blank_instance(Subtopology)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_n = buf[pos]  # the length + 1
-        if subtopology_id_n == 1:  # the empty string
-            subtopology.subtopology_id = ""
-            pos += 1
-        else:
-            subtopology_id_end = pos + subtopology_id_n
-            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                pos = subtopology_id_end
-            else:
-                subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+        subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
         index = -1  # no element yet: an error in the count names the array itself
-        source_topics_n = buf[pos] - 1
-        if source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        source_topics_n, pos = _w.read_count(buf, pos, True)
+        if source_topics_n < 0:
+            raise DecodeError("non-nullable field source_topics was null", offset=pos)
+        elif source_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                source_topics_n, pos = _w.read_count(buf, pos, True)
-            if source_topics_n < 0:
-                raise DecodeError("non-nullable field source_topics was null", offset=pos)
-            elif source_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                source_topics_items: list[str] = []
-                for index in range(source_topics_n):
-                    source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                    source_topics_items.append(source_topics_item)
-                subtopology.source_topics = source_topics_items
+            source_topics_items: list[str] = []
+            for index in range(source_topics_n):
+                source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                source_topics_items.append(source_topics_item)
+            subtopology.source_topics = source_topics_items
         field = "repartition_sink_topics"
         index = -1  # no element yet: an error in the count names the array itself
-        repartition_sink_topics_n = buf[pos] - 1
-        if repartition_sink_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
+        if repartition_sink_topics_n < 0:
+            raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-            if repartition_sink_topics_n < 0:
-                raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                repartition_sink_topics_items: list[str] = []
-                for index in range(repartition_sink_topics_n):
-                    repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                    repartition_sink_topics_items.append(repartition_sink_topics_item)
-                subtopology.repartition_sink_topics = repartition_sink_topics_items
+            repartition_sink_topics_items: list[str] = []
+            for index in range(repartition_sink_topics_n):
+                repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                repartition_sink_topics_items.append(repartition_sink_topics_item)
+            subtopology.repartition_sink_topics = repartition_sink_topics_items
         field = "state_changelog_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        state_changelog_topics_n = buf[pos] - 1
-        if state_changelog_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
+        if state_changelog_topics_n < 0:
+            raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+        elif state_changelog_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-            if state_changelog_topics_n < 0:
-                raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-            elif state_changelog_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                state_changelog_topics_items: list[TopicInfo] = []
-                for state_changelog_topics_index in range(state_changelog_topics_n):
-                    try:
-                        state_changelog_topics_item = blank_instance(TopicInfo)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            state_changelog_topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions, replication_factor"
-                        state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                        pos += 6
-                        field = "topic_configs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topic_configs_n = buf[pos] - 1
-                        if topic_configs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topic_configs_n, pos = _w.read_count(buf, pos, True)
-                            if topic_configs_n < 0:
-                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                            elif topic_configs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topic_configs_items: list[KeyValue] = []
-                                for topic_configs_index in range(topic_configs_n):
-                                    try:
-                                        topic_configs_item = blank_instance(KeyValue)
-                                        field = "key"
-                                        key_n = buf[pos]  # the length + 1
-                                        if key_n == 1:  # the empty string
-                                            topic_configs_item.key = ""
-                                            pos += 1
-                                        else:
-                                            key_end = pos + key_n
-                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
-                                            else:
-                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            topic_configs_item.value = ""
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topic_configs_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topic_configs[]", topic_configs_index
-                                        raise failure from None
-                                    topic_configs_items.append(topic_configs_item)
-                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                state_changelog_topics_item.topic_configs = topic_configs_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            state_changelog_topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "state_changelog_topics[]", state_changelog_topics_index
-                        raise failure from None
-                    state_changelog_topics_items.append(state_changelog_topics_item)
-                field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
-                subtopology.state_changelog_topics = state_changelog_topics_items
+            state_changelog_topics_items: list[TopicInfo] = []
+            for index in range(state_changelog_topics_n):
+                state_changelog_topics_item, pos = _read_TopicInfo_v0(buf, pos)
+                state_changelog_topics_items.append(state_changelog_topics_item)
+            subtopology.state_changelog_topics = state_changelog_topics_items
         field = "repartition_source_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        repartition_source_topics_n = buf[pos] - 1
-        if repartition_source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+        if repartition_source_topics_n < 0:
+            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+        elif repartition_source_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-            if repartition_source_topics_n < 0:
-                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-            elif repartition_source_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                repartition_source_topics_items: list[TopicInfo] = []
-                for repartition_source_topics_index in range(repartition_source_topics_n):
-                    try:
-                        repartition_source_topics_item = blank_instance(TopicInfo)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            repartition_source_topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions, replication_factor"
-                        repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                        pos += 6
-                        field = "topic_configs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topic_configs_n = buf[pos] - 1
-                        if topic_configs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topic_configs_n, pos = _w.read_count(buf, pos, True)
-                            if topic_configs_n < 0:
-                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                            elif topic_configs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topic_configs_items: list[KeyValue] = []
-                                for topic_configs_index in range(topic_configs_n):
-                                    try:
-                                        topic_configs_item = blank_instance(KeyValue)
-                                        field = "key"
-                                        key_n = buf[pos]  # the length + 1
-                                        if key_n == 1:  # the empty string
-                                            topic_configs_item.key = ""
-                                            pos += 1
-                                        else:
-                                            key_end = pos + key_n
-                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
-                                            else:
-                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            topic_configs_item.value = ""
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topic_configs_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topic_configs[]", topic_configs_index
-                                        raise failure from None
-                                    topic_configs_items.append(topic_configs_item)
-                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                repartition_source_topics_item.topic_configs = topic_configs_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            repartition_source_topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "repartition_source_topics[]", repartition_source_topics_index
-                        raise failure from None
-                    repartition_source_topics_items.append(repartition_source_topics_item)
-                field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
-                subtopology.repartition_source_topics = repartition_source_topics_items
+            repartition_source_topics_items: list[TopicInfo] = []
+            for index in range(repartition_source_topics_n):
+                repartition_source_topics_item, pos = _read_TopicInfo_v0(buf, pos)
+                repartition_source_topics_items.append(repartition_source_topics_item)
+            subtopology.repartition_source_topics = repartition_source_topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1830,22 +1318,11 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "subtopology_id"
         if subtopology.subtopology_id is None:
             raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
-        subtopology_id_utf8 = subtopology.subtopology_id.encode()
-        if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(subtopology_id_utf8) + 1)
-            out += subtopology_id_utf8
-        else:
-            _w.write_compact_string(out, subtopology.subtopology_id)
+        _w.write_compact_string(out, subtopology.subtopology_id)
         field = "source_topics"
         source_topics_items = subtopology.source_topics
         if source_topics_items is None:
                 raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(source_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(source_topics_items) + 1)
-            for source_topics_item in source_topics_items:
-                if source_topics_item is None:
-                    raise EncodeError("null element in array source_topics")
-                _w.write_compact_string(out, source_topics_item)
         else:
             _w.write_count(out, len(source_topics_items), True)
             for source_topics_item in source_topics_items:
@@ -1856,12 +1333,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         repartition_sink_topics_items = subtopology.repartition_sink_topics
         if repartition_sink_topics_items is None:
                 raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(repartition_sink_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(repartition_sink_topics_items) + 1)
-            for repartition_sink_topics_item in repartition_sink_topics_items:
-                if repartition_sink_topics_item is None:
-                    raise EncodeError("null element in array repartition_sink_topics")
-                _w.write_compact_string(out, repartition_sink_topics_item)
         else:
             _w.write_count(out, len(repartition_sink_topics_items), True)
             for repartition_sink_topics_item in repartition_sink_topics_items:
@@ -1872,10 +1343,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         state_changelog_topics_items = subtopology.state_changelog_topics
         if state_changelog_topics_items is None:
                 raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(state_changelog_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(state_changelog_topics_items) + 1)
-            for state_changelog_topics_item in state_changelog_topics_items:
-                _write_TopicInfo_v0(state_changelog_topics_item, out)
         else:
             _w.write_count(out, len(state_changelog_topics_items), True)
             for state_changelog_topics_item in state_changelog_topics_items:
@@ -1884,10 +1351,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         repartition_source_topics_items = subtopology.repartition_source_topics
         if repartition_source_topics_items is None:
                 raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(repartition_source_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(repartition_source_topics_items) + 1)
-            for repartition_source_topics_item in repartition_source_topics_items:
-                _write_TopicInfo_v0(repartition_source_topics_item, out)
         else:
             _w.write_count(out, len(repartition_source_topics_items), True)
             for repartition_source_topics_item in repartition_source_topics_items:
@@ -1945,302 +1408,23 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
     topology = blank_instance(Topology)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "epoch"
         (topology.epoch,) = _unpack_Topology_epoch(buf, pos)
         pos += 4
         field = "subtopologies[]"
         index = -1  # no element yet: an error in the count names the array itself
-        subtopologies_n = buf[pos] - 1
-        if subtopologies_n == 0:  # empty: a count byte of 1
-            pos += 1
+        subtopologies_n, pos = _w.read_count(buf, pos, True)
+        if subtopologies_n < 0:
+            topology.subtopologies = None
+        elif subtopologies_n == 0:  # no element: no loop to set up
             topology.subtopologies = []
         else:
-            if subtopologies_n < 0x7F and subtopologies_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                subtopologies_n, pos = _w.read_count(buf, pos, True)
-            if subtopologies_n < 0:
-                topology.subtopologies = None
-            elif subtopologies_n == 0:  # no element: no loop to set up
-                topology.subtopologies = []
-            else:
-                subtopologies_items: list[Subtopology] = []
-                for subtopologies_index in range(subtopologies_n):
-                    try:
-                        subtopologies_item = blank_instance(Subtopology)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            subtopologies_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "source_topics"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        source_topics_n = buf[pos] - 1
-                        if source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                source_topics_n, pos = _w.read_count(buf, pos, True)
-                            if source_topics_n < 0:
-                                raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                            elif source_topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                source_topics_items: list[str] = []
-                                for index in range(source_topics_n):
-                                    source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                                    source_topics_items.append(source_topics_item)
-                                subtopologies_item.source_topics = source_topics_items
-                        field = "repartition_sink_topics"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        repartition_sink_topics_n = buf[pos] - 1
-                        if repartition_sink_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-                            if repartition_sink_topics_n < 0:
-                                raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-                            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                repartition_sink_topics_items: list[str] = []
-                                for index in range(repartition_sink_topics_n):
-                                    repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                                    repartition_sink_topics_items.append(repartition_sink_topics_item)
-                                subtopologies_item.repartition_sink_topics = repartition_sink_topics_items
-                        field = "state_changelog_topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        state_changelog_topics_n = buf[pos] - 1
-                        if state_changelog_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-                            if state_changelog_topics_n < 0:
-                                raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-                            elif state_changelog_topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                state_changelog_topics_items: list[TopicInfo] = []
-                                for state_changelog_topics_index in range(state_changelog_topics_n):
-                                    try:
-                                        state_changelog_topics_item = blank_instance(TopicInfo)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            state_changelog_topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions, replication_factor"
-                                        state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                                        pos += 6
-                                        field = "topic_configs[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        topic_configs_n = buf[pos] - 1
-                                        if topic_configs_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                topic_configs_n, pos = _w.read_count(buf, pos, True)
-                                            if topic_configs_n < 0:
-                                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                            elif topic_configs_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                topic_configs_items: list[KeyValue] = []
-                                                for topic_configs_index in range(topic_configs_n):
-                                                    try:
-                                                        topic_configs_item = blank_instance(KeyValue)
-                                                        field = "key"
-                                                        key_n = buf[pos]  # the length + 1
-                                                        if key_n == 1:  # the empty string
-                                                            topic_configs_item.key = ""
-                                                            pos += 1
-                                                        else:
-                                                            key_end = pos + key_n
-                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                                pos = key_end
-                                                            else:
-                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "value"
-                                                        value_n = buf[pos]  # the length + 1
-                                                        if value_n == 1:  # the empty string
-                                                            topic_configs_item.value = ""
-                                                            pos += 1
-                                                        else:
-                                                            value_end = pos + value_n
-                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                                pos = value_end
-                                                            else:
-                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            topic_configs_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "topic_configs[]", topic_configs_index
-                                                        raise failure from None
-                                                    topic_configs_items.append(topic_configs_item)
-                                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                                state_changelog_topics_item.topic_configs = topic_configs_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            state_changelog_topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "state_changelog_topics[]", state_changelog_topics_index
-                                        raise failure from None
-                                    state_changelog_topics_items.append(state_changelog_topics_item)
-                                field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
-                                subtopologies_item.state_changelog_topics = state_changelog_topics_items
-                        field = "repartition_source_topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        repartition_source_topics_n = buf[pos] - 1
-                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                            if repartition_source_topics_n < 0:
-                                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                            elif repartition_source_topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                repartition_source_topics_items: list[TopicInfo] = []
-                                for repartition_source_topics_index in range(repartition_source_topics_n):
-                                    try:
-                                        repartition_source_topics_item = blank_instance(TopicInfo)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            repartition_source_topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions, replication_factor"
-                                        repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                                        pos += 6
-                                        field = "topic_configs[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        topic_configs_n = buf[pos] - 1
-                                        if topic_configs_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                topic_configs_n, pos = _w.read_count(buf, pos, True)
-                                            if topic_configs_n < 0:
-                                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                            elif topic_configs_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                topic_configs_items: list[KeyValue] = []
-                                                for topic_configs_index in range(topic_configs_n):
-                                                    try:
-                                                        topic_configs_item = blank_instance(KeyValue)
-                                                        field = "key"
-                                                        key_n = buf[pos]  # the length + 1
-                                                        if key_n == 1:  # the empty string
-                                                            topic_configs_item.key = ""
-                                                            pos += 1
-                                                        else:
-                                                            key_end = pos + key_n
-                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                                pos = key_end
-                                                            else:
-                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "value"
-                                                        value_n = buf[pos]  # the length + 1
-                                                        if value_n == 1:  # the empty string
-                                                            topic_configs_item.value = ""
-                                                            pos += 1
-                                                        else:
-                                                            value_end = pos + value_n
-                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                                pos = value_end
-                                                            else:
-                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            topic_configs_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "topic_configs[]", topic_configs_index
-                                                        raise failure from None
-                                                    topic_configs_items.append(topic_configs_item)
-                                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                                repartition_source_topics_item.topic_configs = topic_configs_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            repartition_source_topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "repartition_source_topics[]", repartition_source_topics_index
-                                        raise failure from None
-                                    repartition_source_topics_items.append(repartition_source_topics_item)
-                                field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
-                                subtopologies_item.repartition_source_topics = repartition_source_topics_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            subtopologies_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            subtopologies_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "subtopologies[]", subtopologies_index
-                        raise failure from None
-                    subtopologies_items.append(subtopologies_item)
-                field, index = "subtopologies[]", subtopologies_index  # as the last call would have left them
-                topology.subtopologies = subtopologies_items
+            subtopologies_items: list[Subtopology] = []
+            for index in range(subtopologies_n):
+                subtopologies_item, pos = _read_Subtopology_v0(buf, pos)
+                subtopologies_items.append(subtopologies_item)
+            topology.subtopologies = subtopologies_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2261,10 +1445,6 @@ def _write_Topology_v0(topology: Topology, out: bytearray) -> None:
         subtopologies_items = topology.subtopologies
         if subtopologies_items is None:
             _w.write_count(out, None, True)
-        elif len(subtopologies_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(subtopologies_items) + 1)
-            for subtopologies_item in subtopologies_items:
-                _write_Subtopology_v0(subtopologies_item, out)
         else:
             _w.write_count(out, len(subtopologies_items), True)
             for subtopologies_item in subtopologies_items:
@@ -2300,92 +1480,25 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
     member = blank_instance(Member)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            member.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                member.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
         pos += 4
         field = "instance_id"
-        instance_id_n = buf[pos]  # the length + 1
-        if instance_id_n == 1:  # the empty string
-            member.instance_id = ""
-            pos += 1
-        elif instance_id_n == 0:  # null
-            member.instance_id = None
-            pos += 1
-        else:
-            instance_id_end = pos + instance_id_n
-            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                member.instance_id = buf[pos + 1:instance_id_end].decode()
-                pos = instance_id_end
-            else:
-                member.instance_id, pos = _w.read_compact_string(buf, pos)
+        member.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_n = buf[pos]  # the length + 1
-        if rack_id_n == 1:  # the empty string
-            member.rack_id = ""
-            pos += 1
-        elif rack_id_n == 0:  # null
-            member.rack_id = None
-            pos += 1
-        else:
-            rack_id_end = pos + rack_id_n
-            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                member.rack_id = buf[pos + 1:rack_id_end].decode()
-                pos = rack_id_end
-            else:
-                member.rack_id, pos = _w.read_compact_string(buf, pos)
+        member.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_n = buf[pos]  # the length + 1
-        if client_id_n == 1:  # the empty string
-            member.client_id = ""
-            pos += 1
-        else:
-            client_id_end = pos + client_id_n
-            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                member.client_id = buf[pos + 1:client_id_end].decode()
-                pos = client_id_end
-            else:
-                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_n = buf[pos]  # the length + 1
-        if client_host_n == 1:  # the empty string
-            member.client_host = ""
-            pos += 1
-        else:
-            client_host_end = pos + client_host_n
-            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                member.client_host = buf[pos + 1:client_host_end].decode()
-                pos = client_host_end
-            else:
-                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+        member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "topology_epoch"
         (member.topology_epoch,) = _unpack_Member_topology_epoch(buf, pos)
         pos += 4
         field = "process_id"
-        process_id_n = buf[pos]  # the length + 1
-        if process_id_n == 1:  # the empty string
-            member.process_id = ""
-            pos += 1
-        else:
-            process_id_end = pos + process_id_n
-            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
-                member.process_id = buf[pos + 1:process_id_end].decode()
-                pos = process_id_end
-            else:
-                member.process_id, pos = _w.read_compact_string_nn(buf, pos)
+        member.process_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "user_endpoint"
         if buf[pos] >= 0x80:  # the null marker
             member.user_endpoint = None
@@ -2394,154 +1507,43 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             member.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1)
         field = "client_tags[]"
         index = -1  # no element yet: an error in the count names the array itself
-        client_tags_n = buf[pos] - 1
-        if client_tags_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        client_tags_n, pos = _w.read_count(buf, pos, True)
+        if client_tags_n < 0:
+            raise DecodeError("non-nullable field client_tags was null", offset=pos)
+        elif client_tags_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                client_tags_n, pos = _w.read_count(buf, pos, True)
-            if client_tags_n < 0:
-                raise DecodeError("non-nullable field client_tags was null", offset=pos)
-            elif client_tags_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                client_tags_items: list[KeyValue] = []
-                for client_tags_index in range(client_tags_n):
-                    try:
-                        client_tags_item = blank_instance(KeyValue)
-                        field = "key"
-                        key_n = buf[pos]  # the length + 1
-                        if key_n == 1:  # the empty string
-                            client_tags_item.key = ""
-                            pos += 1
-                        else:
-                            key_end = pos + key_n
-                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                client_tags_item.key = buf[pos + 1:key_end].decode()
-                                pos = key_end
-                            else:
-                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            client_tags_item.value = ""
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                client_tags_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            client_tags_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "client_tags[]", client_tags_index
-                        raise failure from None
-                    client_tags_items.append(client_tags_item)
-                field, index = "client_tags[]", client_tags_index  # as the last call would have left them
-                member.client_tags = client_tags_items
+            client_tags_items: list[KeyValue] = []
+            for index in range(client_tags_n):
+                client_tags_item, pos = _read_KeyValue_v0(buf, pos)
+                client_tags_items.append(client_tags_item)
+            member.client_tags = client_tags_items
         field = "task_offsets[]"
         index = -1  # no element yet: an error in the count names the array itself
-        task_offsets_n = buf[pos] - 1
-        if task_offsets_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        task_offsets_n, pos = _w.read_count(buf, pos, True)
+        if task_offsets_n < 0:
+            raise DecodeError("non-nullable field task_offsets was null", offset=pos)
+        elif task_offsets_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if task_offsets_n < 0x7F and task_offsets_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                task_offsets_n, pos = _w.read_count(buf, pos, True)
-            if task_offsets_n < 0:
-                raise DecodeError("non-nullable field task_offsets was null", offset=pos)
-            elif task_offsets_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                task_offsets_items: list[TaskOffset] = []
-                for task_offsets_index in range(task_offsets_n):
-                    try:
-                        task_offsets_item = blank_instance(TaskOffset)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            task_offsets_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition, offset"
-                        task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
-                        pos += 12
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            task_offsets_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            task_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "task_offsets[]", task_offsets_index
-                        raise failure from None
-                    task_offsets_items.append(task_offsets_item)
-                field, index = "task_offsets[]", task_offsets_index  # as the last call would have left them
-                member.task_offsets = task_offsets_items
+            task_offsets_items: list[TaskOffset] = []
+            for index in range(task_offsets_n):
+                task_offsets_item, pos = _read_TaskOffset_v0(buf, pos)
+                task_offsets_items.append(task_offsets_item)
+            member.task_offsets = task_offsets_items
         field = "task_end_offsets[]"
         index = -1  # no element yet: an error in the count names the array itself
-        task_end_offsets_n = buf[pos] - 1
-        if task_end_offsets_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        task_end_offsets_n, pos = _w.read_count(buf, pos, True)
+        if task_end_offsets_n < 0:
+            raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
+        elif task_end_offsets_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if task_end_offsets_n < 0x7F and task_end_offsets_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                task_end_offsets_n, pos = _w.read_count(buf, pos, True)
-            if task_end_offsets_n < 0:
-                raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
-            elif task_end_offsets_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                task_end_offsets_items: list[TaskOffset] = []
-                for task_end_offsets_index in range(task_end_offsets_n):
-                    try:
-                        task_end_offsets_item = blank_instance(TaskOffset)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            task_end_offsets_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition, offset"
-                        task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
-                        pos += 12
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            task_end_offsets_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            task_end_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "task_end_offsets[]", task_end_offsets_index
-                        raise failure from None
-                    task_end_offsets_items.append(task_end_offsets_item)
-                field, index = "task_end_offsets[]", task_end_offsets_index  # as the last call would have left them
-                member.task_end_offsets = task_end_offsets_items
+            task_end_offsets_items: list[TaskOffset] = []
+            for index in range(task_end_offsets_n):
+                task_end_offsets_item, pos = _read_TaskOffset_v0(buf, pos)
+                task_end_offsets_items.append(task_end_offsets_item)
+            member.task_end_offsets = task_end_offsets_items
         field = "assignment"
         member.assignment, pos = _read_Assignment_v0(buf, pos)
         field = "target_assignment"
@@ -2566,12 +1568,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "member_id"
         if member.member_id is None:
             raise EncodeError("field member_id is null, which Member version 0 does not allow (never nullable)")
-        member_id_utf8 = member.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, member.member_id)
         field = "member_epoch"
         out += _pack_Member_member_epoch(member.member_epoch)
         field = "instance_id"
@@ -2581,32 +1578,17 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "client_id"
         if member.client_id is None:
             raise EncodeError("field client_id is null, which Member version 0 does not allow (never nullable)")
-        client_id_utf8 = member.client_id.encode()
-        if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_id_utf8) + 1)
-            out += client_id_utf8
-        else:
-            _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, member.client_id)
         field = "client_host"
         if member.client_host is None:
             raise EncodeError("field client_host is null, which Member version 0 does not allow (never nullable)")
-        client_host_utf8 = member.client_host.encode()
-        if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_host_utf8) + 1)
-            out += client_host_utf8
-        else:
-            _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, member.client_host)
         field = "topology_epoch"
         out += _pack_Member_topology_epoch(member.topology_epoch)
         field = "process_id"
         if member.process_id is None:
             raise EncodeError("field process_id is null, which Member version 0 does not allow (never nullable)")
-        process_id_utf8 = member.process_id.encode()
-        if len(process_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(process_id_utf8) + 1)
-            out += process_id_utf8
-        else:
-            _w.write_compact_string(out, member.process_id)
+        _w.write_compact_string(out, member.process_id)
         field = "user_endpoint"
         if member.user_endpoint is None:
             out.append(0xFF)  # the null marker
@@ -2617,10 +1599,6 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         client_tags_items = member.client_tags
         if client_tags_items is None:
                 raise EncodeError("field client_tags is null, which Member version 0 does not allow (never nullable)")
-        elif len(client_tags_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(client_tags_items) + 1)
-            for client_tags_item in client_tags_items:
-                _write_KeyValue_v0(client_tags_item, out)
         else:
             _w.write_count(out, len(client_tags_items), True)
             for client_tags_item in client_tags_items:
@@ -2629,10 +1607,6 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         task_offsets_items = member.task_offsets
         if task_offsets_items is None:
                 raise EncodeError("field task_offsets is null, which Member version 0 does not allow (never nullable)")
-        elif len(task_offsets_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(task_offsets_items) + 1)
-            for task_offsets_item in task_offsets_items:
-                _write_TaskOffset_v0(task_offsets_item, out)
         else:
             _w.write_count(out, len(task_offsets_items), True)
             for task_offsets_item in task_offsets_items:
@@ -2641,10 +1615,6 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         task_end_offsets_items = member.task_end_offsets
         if task_end_offsets_items is None:
                 raise EncodeError("field task_end_offsets is null, which Member version 0 does not allow (never nullable)")
-        elif len(task_end_offsets_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(task_end_offsets_items) + 1)
-            for task_end_offsets_item in task_end_offsets_items:
-                _write_TaskOffset_v0(task_end_offsets_item, out)
         else:
             _w.write_count(out, len(task_end_offsets_items), True)
             for task_end_offsets_item in task_end_offsets_items:
@@ -2713,50 +1683,16 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
     group = blank_instance(DescribedGroup)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            group.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            group.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                group.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                group.error_message, pos = _w.read_compact_string(buf, pos)
+        group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            group.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                group.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_n = buf[pos]  # the length + 1
-        if group_state_n == 1:  # the empty string
-            group.group_state = ""
-            pos += 1
-        else:
-            group_state_end = pos + group_state_n
-            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                group.group_state = buf[pos + 1:group_state_end].decode()
-                pos = group_state_end
-            else:
-                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_epoch, assignment_epoch"
         group.group_epoch, group.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
         pos += 8
@@ -2768,283 +1704,17 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             group.topology, pos = _read_Topology_v0(buf, pos + 1)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
-        members_n = buf[pos] - 1
-        if members_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
+            raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                members_n, pos = _w.read_count(buf, pos, True)
-            if members_n < 0:
-                raise DecodeError("non-nullable field members was null", offset=pos)
-            elif members_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                members_items: list[Member] = []
-                for members_index in range(members_n):
-                    try:
-                        members_item = blank_instance(Member)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            members_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "member_epoch"
-                        (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
-                        pos += 4
-                        field = "instance_id"
-                        instance_id_n = buf[pos]  # the length + 1
-                        if instance_id_n == 1:  # the empty string
-                            members_item.instance_id = ""
-                            pos += 1
-                        elif instance_id_n == 0:  # null
-                            members_item.instance_id = None
-                            pos += 1
-                        else:
-                            instance_id_end = pos + instance_id_n
-                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                                pos = instance_id_end
-                            else:
-                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
-                        field = "rack_id"
-                        rack_id_n = buf[pos]  # the length + 1
-                        if rack_id_n == 1:  # the empty string
-                            members_item.rack_id = ""
-                            pos += 1
-                        elif rack_id_n == 0:  # null
-                            members_item.rack_id = None
-                            pos += 1
-                        else:
-                            rack_id_end = pos + rack_id_n
-                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                pos = rack_id_end
-                            else:
-                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
-                        field = "client_id"
-                        client_id_n = buf[pos]  # the length + 1
-                        if client_id_n == 1:  # the empty string
-                            members_item.client_id = ""
-                            pos += 1
-                        else:
-                            client_id_end = pos + client_id_n
-                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                pos = client_id_end
-                            else:
-                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "client_host"
-                        client_host_n = buf[pos]  # the length + 1
-                        if client_host_n == 1:  # the empty string
-                            members_item.client_host = ""
-                            pos += 1
-                        else:
-                            client_host_end = pos + client_host_n
-                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                pos = client_host_end
-                            else:
-                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topology_epoch"
-                        (members_item.topology_epoch,) = _unpack_Member_topology_epoch(buf, pos)
-                        pos += 4
-                        field = "process_id"
-                        process_id_n = buf[pos]  # the length + 1
-                        if process_id_n == 1:  # the empty string
-                            members_item.process_id = ""
-                            pos += 1
-                        else:
-                            process_id_end = pos + process_id_n
-                            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
-                                members_item.process_id = buf[pos + 1:process_id_end].decode()
-                                pos = process_id_end
-                            else:
-                                members_item.process_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "user_endpoint"
-                        if buf[pos] >= 0x80:  # the null marker
-                            members_item.user_endpoint = None
-                            pos += 1
-                        else:
-                            members_item.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1)
-                        field = "client_tags[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        client_tags_n = buf[pos] - 1
-                        if client_tags_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                client_tags_n, pos = _w.read_count(buf, pos, True)
-                            if client_tags_n < 0:
-                                raise DecodeError("non-nullable field client_tags was null", offset=pos)
-                            elif client_tags_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                client_tags_items: list[KeyValue] = []
-                                for client_tags_index in range(client_tags_n):
-                                    try:
-                                        client_tags_item = blank_instance(KeyValue)
-                                        field = "key"
-                                        key_n = buf[pos]  # the length + 1
-                                        if key_n == 1:  # the empty string
-                                            client_tags_item.key = ""
-                                            pos += 1
-                                        else:
-                                            key_end = pos + key_n
-                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                client_tags_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
-                                            else:
-                                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            client_tags_item.value = ""
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                client_tags_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            client_tags_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "client_tags[]", client_tags_index
-                                        raise failure from None
-                                    client_tags_items.append(client_tags_item)
-                                field, index = "client_tags[]", client_tags_index  # as the last call would have left them
-                                members_item.client_tags = client_tags_items
-                        field = "task_offsets[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        task_offsets_n = buf[pos] - 1
-                        if task_offsets_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if task_offsets_n < 0x7F and task_offsets_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                task_offsets_n, pos = _w.read_count(buf, pos, True)
-                            if task_offsets_n < 0:
-                                raise DecodeError("non-nullable field task_offsets was null", offset=pos)
-                            elif task_offsets_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                task_offsets_items: list[TaskOffset] = []
-                                for task_offsets_index in range(task_offsets_n):
-                                    try:
-                                        task_offsets_item = blank_instance(TaskOffset)
-                                        field = "subtopology_id"
-                                        subtopology_id_n = buf[pos]  # the length + 1
-                                        if subtopology_id_n == 1:  # the empty string
-                                            task_offsets_item.subtopology_id = ""
-                                            pos += 1
-                                        else:
-                                            subtopology_id_end = pos + subtopology_id_n
-                                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                                task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                                pos = subtopology_id_end
-                                            else:
-                                                task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partition, offset"
-                                        task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
-                                        pos += 12
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            task_offsets_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            task_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "task_offsets[]", task_offsets_index
-                                        raise failure from None
-                                    task_offsets_items.append(task_offsets_item)
-                                field, index = "task_offsets[]", task_offsets_index  # as the last call would have left them
-                                members_item.task_offsets = task_offsets_items
-                        field = "task_end_offsets[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        task_end_offsets_n = buf[pos] - 1
-                        if task_end_offsets_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if task_end_offsets_n < 0x7F and task_end_offsets_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                task_end_offsets_n, pos = _w.read_count(buf, pos, True)
-                            if task_end_offsets_n < 0:
-                                raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
-                            elif task_end_offsets_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                task_end_offsets_items: list[TaskOffset] = []
-                                for task_end_offsets_index in range(task_end_offsets_n):
-                                    try:
-                                        task_end_offsets_item = blank_instance(TaskOffset)
-                                        field = "subtopology_id"
-                                        subtopology_id_n = buf[pos]  # the length + 1
-                                        if subtopology_id_n == 1:  # the empty string
-                                            task_end_offsets_item.subtopology_id = ""
-                                            pos += 1
-                                        else:
-                                            subtopology_id_end = pos + subtopology_id_n
-                                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                                task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                                pos = subtopology_id_end
-                                            else:
-                                                task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partition, offset"
-                                        task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
-                                        pos += 12
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            task_end_offsets_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            task_end_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "task_end_offsets[]", task_end_offsets_index
-                                        raise failure from None
-                                    task_end_offsets_items.append(task_end_offsets_item)
-                                field, index = "task_end_offsets[]", task_end_offsets_index  # as the last call would have left them
-                                members_item.task_end_offsets = task_end_offsets_items
-                        field = "assignment"
-                        members_item.assignment, pos = _read_Assignment_v0(buf, pos)
-                        field = "target_assignment"
-                        members_item.target_assignment, pos = _read_Assignment_v0(buf, pos)
-                        field = "is_classic"
-                        (members_item.is_classic,) = _unpack_Member_is_classic(buf, pos)
-                        pos += 1
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            members_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "members[]", members_index
-                        raise failure from None
-                    members_items.append(members_item)
-                field, index = "members[]", members_index  # as the last call would have left them
-                group.members = members_items
+            members_items: list[Member] = []
+            for index in range(members_n):
+                members_item, pos = _read_Member_v0(buf, pos)
+                members_items.append(members_item)
+            group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
@@ -3069,21 +1739,11 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which DescribedGroup version 0 does not allow (never nullable)")
-        group_id_utf8 = group.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, group.group_id)
         field = "group_state"
         if group.group_state is None:
             raise EncodeError("field group_state is null, which DescribedGroup version 0 does not allow (never nullable)")
-        group_state_utf8 = group.group_state.encode()
-        if len(group_state_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_state_utf8) + 1)
-            out += group_state_utf8
-        else:
-            _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, group.group_state)
         field = "group_epoch, assignment_epoch"
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "topology"
@@ -3096,10 +1756,6 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         members_items = group.members
         if members_items is None:
                 raise EncodeError("field members is null, which DescribedGroup version 0 does not allow (never nullable)")
-        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(members_items) + 1)
-            for members_item in members_items:
-                _write_Member_v0(members_item, out)
         else:
             _w.write_count(out, len(members_items), True)
             for members_item in members_items:
@@ -3141,376 +1797,23 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
     response = blank_instance(StreamsGroupDescribeResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_StreamsGroupDescribeResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        groups_n = buf[pos] - 1
-        if groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
+            raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                groups_n, pos = _w.read_count(buf, pos, True)
-            if groups_n < 0:
-                raise DecodeError("non-nullable field groups was null", offset=pos)
-            elif groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                groups_items: list[DescribedGroup] = []
-                for groups_index in range(groups_n):
-                    try:
-                        groups_item = blank_instance(DescribedGroup)
-                        field = "error_code"
-                        (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            groups_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            groups_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "group_id"
-                        group_id_n = buf[pos]  # the length + 1
-                        if group_id_n == 1:  # the empty string
-                            groups_item.group_id = ""
-                            pos += 1
-                        else:
-                            group_id_end = pos + group_id_n
-                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                                pos = group_id_end
-                            else:
-                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_state"
-                        group_state_n = buf[pos]  # the length + 1
-                        if group_state_n == 1:  # the empty string
-                            groups_item.group_state = ""
-                            pos += 1
-                        else:
-                            group_state_end = pos + group_state_n
-                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
-                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                                pos = group_state_end
-                            else:
-                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "group_epoch, assignment_epoch"
-                        groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
-                        pos += 8
-                        field = "topology"
-                        if buf[pos] >= 0x80:  # the null marker
-                            groups_item.topology = None
-                            pos += 1
-                        else:
-                            groups_item.topology, pos = _read_Topology_v0(buf, pos + 1)
-                        field = "members[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        members_n = buf[pos] - 1
-                        if members_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                members_n, pos = _w.read_count(buf, pos, True)
-                            if members_n < 0:
-                                raise DecodeError("non-nullable field members was null", offset=pos)
-                            elif members_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                members_items: list[Member] = []
-                                for members_index in range(members_n):
-                                    try:
-                                        members_item = blank_instance(Member)
-                                        field = "member_id"
-                                        member_id_n = buf[pos]  # the length + 1
-                                        if member_id_n == 1:  # the empty string
-                                            members_item.member_id = ""
-                                            pos += 1
-                                        else:
-                                            member_id_end = pos + member_id_n
-                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                                pos = member_id_end
-                                            else:
-                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "member_epoch"
-                                        (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
-                                        pos += 4
-                                        field = "instance_id"
-                                        instance_id_n = buf[pos]  # the length + 1
-                                        if instance_id_n == 1:  # the empty string
-                                            members_item.instance_id = ""
-                                            pos += 1
-                                        elif instance_id_n == 0:  # null
-                                            members_item.instance_id = None
-                                            pos += 1
-                                        else:
-                                            instance_id_end = pos + instance_id_n
-                                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                                                pos = instance_id_end
-                                            else:
-                                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
-                                        field = "rack_id"
-                                        rack_id_n = buf[pos]  # the length + 1
-                                        if rack_id_n == 1:  # the empty string
-                                            members_item.rack_id = ""
-                                            pos += 1
-                                        elif rack_id_n == 0:  # null
-                                            members_item.rack_id = None
-                                            pos += 1
-                                        else:
-                                            rack_id_end = pos + rack_id_n
-                                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                                pos = rack_id_end
-                                            else:
-                                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
-                                        field = "client_id"
-                                        client_id_n = buf[pos]  # the length + 1
-                                        if client_id_n == 1:  # the empty string
-                                            members_item.client_id = ""
-                                            pos += 1
-                                        else:
-                                            client_id_end = pos + client_id_n
-                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                                pos = client_id_end
-                                            else:
-                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "client_host"
-                                        client_host_n = buf[pos]  # the length + 1
-                                        if client_host_n == 1:  # the empty string
-                                            members_item.client_host = ""
-                                            pos += 1
-                                        else:
-                                            client_host_end = pos + client_host_n
-                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                                pos = client_host_end
-                                            else:
-                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "topology_epoch"
-                                        (members_item.topology_epoch,) = _unpack_Member_topology_epoch(buf, pos)
-                                        pos += 4
-                                        field = "process_id"
-                                        process_id_n = buf[pos]  # the length + 1
-                                        if process_id_n == 1:  # the empty string
-                                            members_item.process_id = ""
-                                            pos += 1
-                                        else:
-                                            process_id_end = pos + process_id_n
-                                            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
-                                                members_item.process_id = buf[pos + 1:process_id_end].decode()
-                                                pos = process_id_end
-                                            else:
-                                                members_item.process_id, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "user_endpoint"
-                                        if buf[pos] >= 0x80:  # the null marker
-                                            members_item.user_endpoint = None
-                                            pos += 1
-                                        else:
-                                            members_item.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1)
-                                        field = "client_tags[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        client_tags_n = buf[pos] - 1
-                                        if client_tags_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                client_tags_n, pos = _w.read_count(buf, pos, True)
-                                            if client_tags_n < 0:
-                                                raise DecodeError("non-nullable field client_tags was null", offset=pos)
-                                            elif client_tags_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                client_tags_items: list[KeyValue] = []
-                                                for client_tags_index in range(client_tags_n):
-                                                    try:
-                                                        client_tags_item = blank_instance(KeyValue)
-                                                        field = "key"
-                                                        key_n = buf[pos]  # the length + 1
-                                                        if key_n == 1:  # the empty string
-                                                            client_tags_item.key = ""
-                                                            pos += 1
-                                                        else:
-                                                            key_end = pos + key_n
-                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                                client_tags_item.key = buf[pos + 1:key_end].decode()
-                                                                pos = key_end
-                                                            else:
-                                                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "value"
-                                                        value_n = buf[pos]  # the length + 1
-                                                        if value_n == 1:  # the empty string
-                                                            client_tags_item.value = ""
-                                                            pos += 1
-                                                        else:
-                                                            value_end = pos + value_n
-                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                                client_tags_item.value = buf[pos + 1:value_end].decode()
-                                                                pos = value_end
-                                                            else:
-                                                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            client_tags_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "client_tags[]", client_tags_index
-                                                        raise failure from None
-                                                    client_tags_items.append(client_tags_item)
-                                                field, index = "client_tags[]", client_tags_index  # as the last call would have left them
-                                                members_item.client_tags = client_tags_items
-                                        field = "task_offsets[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        task_offsets_n = buf[pos] - 1
-                                        if task_offsets_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if task_offsets_n < 0x7F and task_offsets_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                task_offsets_n, pos = _w.read_count(buf, pos, True)
-                                            if task_offsets_n < 0:
-                                                raise DecodeError("non-nullable field task_offsets was null", offset=pos)
-                                            elif task_offsets_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                task_offsets_items: list[TaskOffset] = []
-                                                for task_offsets_index in range(task_offsets_n):
-                                                    try:
-                                                        task_offsets_item = blank_instance(TaskOffset)
-                                                        field = "subtopology_id"
-                                                        subtopology_id_n = buf[pos]  # the length + 1
-                                                        if subtopology_id_n == 1:  # the empty string
-                                                            task_offsets_item.subtopology_id = ""
-                                                            pos += 1
-                                                        else:
-                                                            subtopology_id_end = pos + subtopology_id_n
-                                                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                                                task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                                                pos = subtopology_id_end
-                                                            else:
-                                                                task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "partition, offset"
-                                                        task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
-                                                        pos += 12
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            task_offsets_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            task_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "task_offsets[]", task_offsets_index
-                                                        raise failure from None
-                                                    task_offsets_items.append(task_offsets_item)
-                                                field, index = "task_offsets[]", task_offsets_index  # as the last call would have left them
-                                                members_item.task_offsets = task_offsets_items
-                                        field = "task_end_offsets[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        task_end_offsets_n = buf[pos] - 1
-                                        if task_end_offsets_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if task_end_offsets_n < 0x7F and task_end_offsets_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                task_end_offsets_n, pos = _w.read_count(buf, pos, True)
-                                            if task_end_offsets_n < 0:
-                                                raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
-                                            elif task_end_offsets_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                task_end_offsets_items: list[TaskOffset] = []
-                                                for task_end_offsets_index in range(task_end_offsets_n):
-                                                    try:
-                                                        task_end_offsets_item = blank_instance(TaskOffset)
-                                                        field = "subtopology_id"
-                                                        subtopology_id_n = buf[pos]  # the length + 1
-                                                        if subtopology_id_n == 1:  # the empty string
-                                                            task_end_offsets_item.subtopology_id = ""
-                                                            pos += 1
-                                                        else:
-                                                            subtopology_id_end = pos + subtopology_id_n
-                                                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                                                task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                                                pos = subtopology_id_end
-                                                            else:
-                                                                task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "partition, offset"
-                                                        task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
-                                                        pos += 12
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            task_end_offsets_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            task_end_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "task_end_offsets[]", task_end_offsets_index
-                                                        raise failure from None
-                                                    task_end_offsets_items.append(task_end_offsets_item)
-                                                field, index = "task_end_offsets[]", task_end_offsets_index  # as the last call would have left them
-                                                members_item.task_end_offsets = task_end_offsets_items
-                                        field = "assignment"
-                                        members_item.assignment, pos = _read_Assignment_v0(buf, pos)
-                                        field = "target_assignment"
-                                        members_item.target_assignment, pos = _read_Assignment_v0(buf, pos)
-                                        field = "is_classic"
-                                        (members_item.is_classic,) = _unpack_Member_is_classic(buf, pos)
-                                        pos += 1
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            members_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "members[]", members_index
-                                        raise failure from None
-                                    members_items.append(members_item)
-                                field, index = "members[]", members_index  # as the last call would have left them
-                                groups_item.members = members_items
-                        field = "authorized_operations"
-                        (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "groups[]", groups_index
-                        raise failure from None
-                    groups_items.append(groups_item)
-                field, index = "groups[]", groups_index  # as the last call would have left them
-                response.groups = groups_items
+            groups_items: list[DescribedGroup] = []
+            for index in range(groups_n):
+                groups_item, pos = _read_DescribedGroup_v0(buf, pos)
+                groups_items.append(groups_item)
+            response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3531,10 +1834,6 @@ def _write_StreamsGroupDescribeResponse_v0(response: StreamsGroupDescribeRespons
         groups_items = response.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which StreamsGroupDescribeResponse version 0 does not allow (never nullable)")
-        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(groups_items) + 1)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v0(groups_item, out)
         else:
             _w.write_count(out, len(groups_items), True)
             for groups_item in groups_items:

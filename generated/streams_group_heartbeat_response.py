@@ -29,8 +29,6 @@ _unpack_StreamsGroupHeartbeatResponse_member_epoch_to_task_offset_interval_ms = 
 _pack_StreamsGroupHeartbeatResponse_member_epoch_to_task_offset_interval_ms = struct.Struct(">iiii").pack
 _unpack_StreamsGroupHeartbeatResponse_endpoint_information_epoch = struct.Struct(">i").unpack_from
 _pack_StreamsGroupHeartbeatResponse_endpoint_information_epoch = struct.Struct(">i").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class Status(GeneratedStruct):
@@ -453,23 +451,12 @@ def _read_Status_v0(buf: bytes, pos: int) -> tuple[Status, int]:
     status = blank_instance(Status)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "status_code"
         (status.status_code,) = _unpack_Status_status_code(buf, pos)
         pos += 1
         field = "status_detail"
-        status_detail_n = buf[pos]  # the length + 1
-        if status_detail_n == 1:  # the empty string
-            status.status_detail = ""
-            pos += 1
-        else:
-            status_detail_end = pos + status_detail_n
-            if 0 < status_detail_n < 0x80 and status_detail_end <= size:  # the usual case: a short string
-                status.status_detail = buf[pos + 1:status_detail_end].decode()
-                pos = status_detail_end
-            else:
-                status.status_detail, pos = _w.read_compact_string_nn(buf, pos)
+        status.status_detail, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -489,12 +476,7 @@ def _write_Status_v0(status: Status, out: bytearray) -> None:
         field = "status_detail"
         if status.status_detail is None:
             raise EncodeError("field status_detail is null, which Status version 0 does not allow (never nullable)")
-        status_detail_utf8 = status.status_detail.encode()
-        if len(status_detail_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(status_detail_utf8) + 1)
-            out += status_detail_utf8
-        else:
-            _w.write_compact_string(out, status.status_detail)
+        _w.write_compact_string(out, status.status_detail)
         field = "(tagged fields)"
         if status.unknown_tagged_fields:
             _w.write_tagged(out, [], status.unknown_tagged_fields)
@@ -520,35 +502,15 @@ def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
     partition = blank_instance(TopicPartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic"
-        topic_n = buf[pos]  # the length + 1
-        if topic_n == 1:  # the empty string
-            partition.topic = ""
-            pos += 1
-        else:
-            topic_end = pos + topic_n
-            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                partition.topic = buf[pos + 1:topic_end].decode()
-                pos = topic_end
-            else:
-                partition.topic, pos = _w.read_compact_string_nn(buf, pos)
+        partition.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                partition.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -566,19 +528,11 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
         field = "topic"
         if partition.topic is None:
             raise EncodeError("field topic is null, which TopicPartition version 0 does not allow (never nullable)")
-        topic_utf8 = partition.topic.encode()
-        if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_utf8) + 1)
-            out += topic_utf8
-        else:
-            _w.write_compact_string(out, partition.topic)
+        _w.write_compact_string(out, partition.topic)
         field = "partitions"
         partitions_items = partition.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -613,35 +567,15 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     ids = blank_instance(TaskIds)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_n = buf[pos]  # the length + 1
-        if subtopology_id_n == 1:  # the empty string
-            ids.subtopology_id = ""
-            pos += 1
-        else:
-            subtopology_id_end = pos + subtopology_id_n
-            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                pos = subtopology_id_end
-            else:
-                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+        ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -659,19 +593,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         field = "subtopology_id"
         if ids.subtopology_id is None:
             raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        subtopology_id_utf8 = ids.subtopology_id.encode()
-        if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(subtopology_id_utf8) + 1)
-            out += subtopology_id_utf8
-        else:
-            _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, ids.subtopology_id)
         field = "partitions"
         partitions_items = ids.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -706,20 +632,9 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            endpoint.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                endpoint.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -740,12 +655,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
         field = "host"
         if endpoint.host is None:
             raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        host_utf8 = endpoint.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, endpoint.host)
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -773,128 +683,35 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
     partitions = blank_instance(EndpointToPartitions)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "user_endpoint"
         partitions.user_endpoint, pos = _read_Endpoint_v0(buf, pos)
         field = "active_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        active_partitions_n = buf[pos] - 1
-        if active_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        active_partitions_n, pos = _w.read_count(buf, pos, True)
+        if active_partitions_n < 0:
+            raise DecodeError("non-nullable field active_partitions was null", offset=pos)
+        elif active_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if active_partitions_n < 0x7F and active_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                active_partitions_n, pos = _w.read_count(buf, pos, True)
-            if active_partitions_n < 0:
-                raise DecodeError("non-nullable field active_partitions was null", offset=pos)
-            elif active_partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                active_partitions_items: list[TopicPartition] = []
-                for active_partitions_index in range(active_partitions_n):
-                    try:
-                        active_partitions_item = blank_instance(TopicPartition)
-                        field = "topic"
-                        topic_n = buf[pos]  # the length + 1
-                        if topic_n == 1:  # the empty string
-                            active_partitions_item.topic = ""
-                            pos += 1
-                        else:
-                            topic_end = pos + topic_n
-                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                active_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                                pos = topic_end
-                            else:
-                                active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                active_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    active_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            active_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            active_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "active_partitions[]", active_partitions_index
-                        raise failure from None
-                    active_partitions_items.append(active_partitions_item)
-                field, index = "active_partitions[]", active_partitions_index  # as the last call would have left them
-                partitions.active_partitions = active_partitions_items
+            active_partitions_items: list[TopicPartition] = []
+            for index in range(active_partitions_n):
+                active_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
+                active_partitions_items.append(active_partitions_item)
+            partitions.active_partitions = active_partitions_items
         field = "standby_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        standby_partitions_n = buf[pos] - 1
-        if standby_partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        standby_partitions_n, pos = _w.read_count(buf, pos, True)
+        if standby_partitions_n < 0:
+            raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
+        elif standby_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if standby_partitions_n < 0x7F and standby_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                standby_partitions_n, pos = _w.read_count(buf, pos, True)
-            if standby_partitions_n < 0:
-                raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
-            elif standby_partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                standby_partitions_items: list[TopicPartition] = []
-                for standby_partitions_index in range(standby_partitions_n):
-                    try:
-                        standby_partitions_item = blank_instance(TopicPartition)
-                        field = "topic"
-                        topic_n = buf[pos]  # the length + 1
-                        if topic_n == 1:  # the empty string
-                            standby_partitions_item.topic = ""
-                            pos += 1
-                        else:
-                            topic_end = pos + topic_n
-                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                                pos = topic_end
-                            else:
-                                standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                standby_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    standby_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            standby_partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            standby_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "standby_partitions[]", standby_partitions_index
-                        raise failure from None
-                    standby_partitions_items.append(standby_partitions_item)
-                field, index = "standby_partitions[]", standby_partitions_index  # as the last call would have left them
-                partitions.standby_partitions = standby_partitions_items
+            standby_partitions_items: list[TopicPartition] = []
+            for index in range(standby_partitions_n):
+                standby_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
+                standby_partitions_items.append(standby_partitions_item)
+            partitions.standby_partitions = standby_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -917,10 +734,6 @@ def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytear
         active_partitions_items = partitions.active_partitions
         if active_partitions_items is None:
                 raise EncodeError("field active_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        elif len(active_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(active_partitions_items) + 1)
-            for active_partitions_item in active_partitions_items:
-                _write_TopicPartition_v0(active_partitions_item, out)
         else:
             _w.write_count(out, len(active_partitions_items), True)
             for active_partitions_item in active_partitions_items:
@@ -929,10 +742,6 @@ def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytear
         standby_partitions_items = partitions.standby_partitions
         if standby_partitions_items is None:
                 raise EncodeError("field standby_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        elif len(standby_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(standby_partitions_items) + 1)
-            for standby_partitions_item in standby_partitions_items:
-                _write_TopicPartition_v0(standby_partitions_item, out)
         else:
             _w.write_count(out, len(standby_partitions_items), True)
             for standby_partitions_item in standby_partitions_items:
@@ -976,424 +785,85 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
     response = blank_instance(StreamsGroupHeartbeatResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_StreamsGroupHeartbeatResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            response.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                response.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch, heartbeat_interval_ms, acceptable_recovery_lag, task_offset_interval_ms"
         response.member_epoch, response.heartbeat_interval_ms, response.acceptable_recovery_lag, response.task_offset_interval_ms = _unpack_StreamsGroupHeartbeatResponse_member_epoch_to_task_offset_interval_ms(buf, pos)
         pos += 16
         field = "status[]"
         index = -1  # no element yet: an error in the count names the array itself
-        status_n = buf[pos] - 1
-        if status_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        status_n, pos = _w.read_count(buf, pos, True)
+        if status_n < 0:
+            response.status = None
+        elif status_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if status_n < 0x7F and status_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                status_n, pos = _w.read_count(buf, pos, True)
-            if status_n < 0:
-                response.status = None
-            elif status_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                status_items: list[Status] = []
-                for status_index in range(status_n):
-                    try:
-                        status_item = blank_instance(Status)
-                        field = "status_code"
-                        (status_item.status_code,) = _unpack_Status_status_code(buf, pos)
-                        pos += 1
-                        field = "status_detail"
-                        status_detail_n = buf[pos]  # the length + 1
-                        if status_detail_n == 1:  # the empty string
-                            status_item.status_detail = ""
-                            pos += 1
-                        else:
-                            status_detail_end = pos + status_detail_n
-                            if 0 < status_detail_n < 0x80 and status_detail_end <= size:  # the usual case: a short string
-                                status_item.status_detail = buf[pos + 1:status_detail_end].decode()
-                                pos = status_detail_end
-                            else:
-                                status_item.status_detail, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            status_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            status_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "status[]", status_index
-                        raise failure from None
-                    status_items.append(status_item)
-                field, index = "status[]", status_index  # as the last call would have left them
-                response.status = status_items
+            status_items: list[Status] = []
+            for index in range(status_n):
+                status_item, pos = _read_Status_v0(buf, pos)
+                status_items.append(status_item)
+            response.status = status_items
         field = "active_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_n = buf[pos] - 1
-        if active_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1
+        active_tasks_n, pos = _w.read_count(buf, pos, True)
+        if active_tasks_n < 0:
+            response.active_tasks = None
+        elif active_tasks_n == 0:  # no element: no loop to set up
             response.active_tasks = []
         else:
-            if active_tasks_n < 0x7F and active_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                active_tasks_n, pos = _w.read_count(buf, pos, True)
-            if active_tasks_n < 0:
-                response.active_tasks = None
-            elif active_tasks_n == 0:  # no element: no loop to set up
-                response.active_tasks = []
-            else:
-                active_tasks_items: list[TaskIds] = []
-                for active_tasks_index in range(active_tasks_n):
-                    try:
-                        active_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            active_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            active_tasks_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            active_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "active_tasks[]", active_tasks_index
-                        raise failure from None
-                    active_tasks_items.append(active_tasks_item)
-                field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
-                response.active_tasks = active_tasks_items
+            active_tasks_items: list[TaskIds] = []
+            for index in range(active_tasks_n):
+                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                active_tasks_items.append(active_tasks_item)
+            response.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n = buf[pos] - 1
-        if standby_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1
+        standby_tasks_n, pos = _w.read_count(buf, pos, True)
+        if standby_tasks_n < 0:
+            response.standby_tasks = None
+        elif standby_tasks_n == 0:  # no element: no loop to set up
             response.standby_tasks = []
         else:
-            if standby_tasks_n < 0x7F and standby_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                standby_tasks_n, pos = _w.read_count(buf, pos, True)
-            if standby_tasks_n < 0:
-                response.standby_tasks = None
-            elif standby_tasks_n == 0:  # no element: no loop to set up
-                response.standby_tasks = []
-            else:
-                standby_tasks_items: list[TaskIds] = []
-                for standby_tasks_index in range(standby_tasks_n):
-                    try:
-                        standby_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            standby_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            standby_tasks_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            standby_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "standby_tasks[]", standby_tasks_index
-                        raise failure from None
-                    standby_tasks_items.append(standby_tasks_item)
-                field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
-                response.standby_tasks = standby_tasks_items
+            standby_tasks_items: list[TaskIds] = []
+            for index in range(standby_tasks_n):
+                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                standby_tasks_items.append(standby_tasks_item)
+            response.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_n = buf[pos] - 1
-        if warmup_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1
+        warmup_tasks_n, pos = _w.read_count(buf, pos, True)
+        if warmup_tasks_n < 0:
+            response.warmup_tasks = None
+        elif warmup_tasks_n == 0:  # no element: no loop to set up
             response.warmup_tasks = []
         else:
-            if warmup_tasks_n < 0x7F and warmup_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-            if warmup_tasks_n < 0:
-                response.warmup_tasks = None
-            elif warmup_tasks_n == 0:  # no element: no loop to set up
-                response.warmup_tasks = []
-            else:
-                warmup_tasks_items: list[TaskIds] = []
-                for warmup_tasks_index in range(warmup_tasks_n):
-                    try:
-                        warmup_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            warmup_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            warmup_tasks_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            warmup_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "warmup_tasks[]", warmup_tasks_index
-                        raise failure from None
-                    warmup_tasks_items.append(warmup_tasks_item)
-                field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
-                response.warmup_tasks = warmup_tasks_items
+            warmup_tasks_items: list[TaskIds] = []
+            for index in range(warmup_tasks_n):
+                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                warmup_tasks_items.append(warmup_tasks_item)
+            response.warmup_tasks = warmup_tasks_items
         field = "endpoint_information_epoch"
         (response.endpoint_information_epoch,) = _unpack_StreamsGroupHeartbeatResponse_endpoint_information_epoch(buf, pos)
         pos += 4
         field = "partitions_by_user_endpoint[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_by_user_endpoint_n = buf[pos] - 1
-        if partitions_by_user_endpoint_n == 0:  # empty: a count byte of 1
-            pos += 1
+        partitions_by_user_endpoint_n, pos = _w.read_count(buf, pos, True)
+        if partitions_by_user_endpoint_n < 0:
+            response.partitions_by_user_endpoint = None
+        elif partitions_by_user_endpoint_n == 0:  # no element: no loop to set up
             response.partitions_by_user_endpoint = []
         else:
-            if partitions_by_user_endpoint_n < 0x7F and partitions_by_user_endpoint_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_by_user_endpoint_n, pos = _w.read_count(buf, pos, True)
-            if partitions_by_user_endpoint_n < 0:
-                response.partitions_by_user_endpoint = None
-            elif partitions_by_user_endpoint_n == 0:  # no element: no loop to set up
-                response.partitions_by_user_endpoint = []
-            else:
-                partitions_by_user_endpoint_items: list[EndpointToPartitions] = []
-                for partitions_by_user_endpoint_index in range(partitions_by_user_endpoint_n):
-                    try:
-                        partitions_by_user_endpoint_item = blank_instance(EndpointToPartitions)
-                        field = "user_endpoint"
-                        partitions_by_user_endpoint_item.user_endpoint, pos = _read_Endpoint_v0(buf, pos)
-                        field = "active_partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        active_partitions_n = buf[pos] - 1
-                        if active_partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if active_partitions_n < 0x7F and active_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                active_partitions_n, pos = _w.read_count(buf, pos, True)
-                            if active_partitions_n < 0:
-                                raise DecodeError("non-nullable field active_partitions was null", offset=pos)
-                            elif active_partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                active_partitions_items: list[TopicPartition] = []
-                                for active_partitions_index in range(active_partitions_n):
-                                    try:
-                                        active_partitions_item = blank_instance(TopicPartition)
-                                        field = "topic"
-                                        topic_n = buf[pos]  # the length + 1
-                                        if topic_n == 1:  # the empty string
-                                            active_partitions_item.topic = ""
-                                            pos += 1
-                                        else:
-                                            topic_end = pos + topic_n
-                                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                                active_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                                                pos = topic_end
-                                            else:
-                                                active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions"
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            partitions_end = pos + 1 + partitions_n * 4
-                                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                                active_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = partitions_end
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                                if partitions_n < 0:
-                                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                                else:
-                                                    active_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            active_partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            active_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "active_partitions[]", active_partitions_index
-                                        raise failure from None
-                                    active_partitions_items.append(active_partitions_item)
-                                field, index = "active_partitions[]", active_partitions_index  # as the last call would have left them
-                                partitions_by_user_endpoint_item.active_partitions = active_partitions_items
-                        field = "standby_partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        standby_partitions_n = buf[pos] - 1
-                        if standby_partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if standby_partitions_n < 0x7F and standby_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                standby_partitions_n, pos = _w.read_count(buf, pos, True)
-                            if standby_partitions_n < 0:
-                                raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
-                            elif standby_partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                standby_partitions_items: list[TopicPartition] = []
-                                for standby_partitions_index in range(standby_partitions_n):
-                                    try:
-                                        standby_partitions_item = blank_instance(TopicPartition)
-                                        field = "topic"
-                                        topic_n = buf[pos]  # the length + 1
-                                        if topic_n == 1:  # the empty string
-                                            standby_partitions_item.topic = ""
-                                            pos += 1
-                                        else:
-                                            topic_end = pos + topic_n
-                                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                                standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                                                pos = topic_end
-                                            else:
-                                                standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions"
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            partitions_end = pos + 1 + partitions_n * 4
-                                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                                standby_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = partitions_end
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                                if partitions_n < 0:
-                                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                                else:
-                                                    standby_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            standby_partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            standby_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "standby_partitions[]", standby_partitions_index
-                                        raise failure from None
-                                    standby_partitions_items.append(standby_partitions_item)
-                                field, index = "standby_partitions[]", standby_partitions_index  # as the last call would have left them
-                                partitions_by_user_endpoint_item.standby_partitions = standby_partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_by_user_endpoint_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_by_user_endpoint_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions_by_user_endpoint[]", partitions_by_user_endpoint_index
-                        raise failure from None
-                    partitions_by_user_endpoint_items.append(partitions_by_user_endpoint_item)
-                field, index = "partitions_by_user_endpoint[]", partitions_by_user_endpoint_index  # as the last call would have left them
-                response.partitions_by_user_endpoint = partitions_by_user_endpoint_items
+            partitions_by_user_endpoint_items: list[EndpointToPartitions] = []
+            for index in range(partitions_by_user_endpoint_n):
+                partitions_by_user_endpoint_item, pos = _read_EndpointToPartitions_v0(buf, pos)
+                partitions_by_user_endpoint_items.append(partitions_by_user_endpoint_item)
+            response.partitions_by_user_endpoint = partitions_by_user_endpoint_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1415,22 +885,13 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         field = "member_id"
         if response.member_id is None:
             raise EncodeError("field member_id is null, which StreamsGroupHeartbeatResponse version 0 does not allow (never nullable)")
-        member_id_utf8 = response.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, response.member_id)
         field = "member_epoch, heartbeat_interval_ms, acceptable_recovery_lag, task_offset_interval_ms"
         out += _pack_StreamsGroupHeartbeatResponse_member_epoch_to_task_offset_interval_ms(response.member_epoch, response.heartbeat_interval_ms, response.acceptable_recovery_lag, response.task_offset_interval_ms)
         field = "status[]"
         status_items = response.status
         if status_items is None:
             _w.write_count(out, None, True)
-        elif len(status_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(status_items) + 1)
-            for status_item in status_items:
-                _write_Status_v0(status_item, out)
         else:
             _w.write_count(out, len(status_items), True)
             for status_item in status_items:
@@ -1439,10 +900,6 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         active_tasks_items = response.active_tasks
         if active_tasks_items is None:
             _w.write_count(out, None, True)
-        elif len(active_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(active_tasks_items) + 1)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
         else:
             _w.write_count(out, len(active_tasks_items), True)
             for active_tasks_item in active_tasks_items:
@@ -1451,10 +908,6 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         standby_tasks_items = response.standby_tasks
         if standby_tasks_items is None:
             _w.write_count(out, None, True)
-        elif len(standby_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(standby_tasks_items) + 1)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
         else:
             _w.write_count(out, len(standby_tasks_items), True)
             for standby_tasks_item in standby_tasks_items:
@@ -1463,10 +916,6 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         warmup_tasks_items = response.warmup_tasks
         if warmup_tasks_items is None:
             _w.write_count(out, None, True)
-        elif len(warmup_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(warmup_tasks_items) + 1)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
         else:
             _w.write_count(out, len(warmup_tasks_items), True)
             for warmup_tasks_item in warmup_tasks_items:
@@ -1477,10 +926,6 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         partitions_by_user_endpoint_items = response.partitions_by_user_endpoint
         if partitions_by_user_endpoint_items is None:
             _w.write_count(out, None, True)
-        elif len(partitions_by_user_endpoint_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_by_user_endpoint_items) + 1)
-            for partitions_by_user_endpoint_item in partitions_by_user_endpoint_items:
-                _write_EndpointToPartitions_v0(partitions_by_user_endpoint_item, out)
         else:
             _w.write_count(out, len(partitions_by_user_endpoint_items), True)
             for partitions_by_user_endpoint_item in partitions_by_user_endpoint_items:

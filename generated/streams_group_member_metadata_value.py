@@ -243,20 +243,9 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            endpoint.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                endpoint.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -277,12 +266,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
         field = "host"
         if endpoint.host is None:
             raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        host_utf8 = endpoint.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, endpoint.host)
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -310,32 +294,11 @@ def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
     value = blank_instance(KeyValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "key"
-        key_n = buf[pos]  # the length + 1
-        if key_n == 1:  # the empty string
-            value.key = ""
-            pos += 1
-        else:
-            key_end = pos + key_n
-            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                value.key = buf[pos + 1:key_end].decode()
-                pos = key_end
-            else:
-                value.key, pos = _w.read_compact_string_nn(buf, pos)
+        value.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_n = buf[pos]  # the length + 1
-        if value_n == 1:  # the empty string
-            value.value = ""
-            pos += 1
-        else:
-            value_end = pos + value_n
-            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                value.value = buf[pos + 1:value_end].decode()
-                pos = value_end
-            else:
-                value.value, pos = _w.read_compact_string_nn(buf, pos)
+        value.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -353,21 +316,11 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
         field = "key"
         if value.key is None:
             raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
-        key_utf8 = value.key.encode()
-        if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(key_utf8) + 1)
-            out += key_utf8
-        else:
-            _w.write_compact_string(out, value.key)
+        _w.write_compact_string(out, value.key)
         field = "value"
         if value.value is None:
             raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
-        value_utf8 = value.value.encode()
-        if len(value_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(value_utf8) + 1)
-            out += value_utf8
-        else:
-            _w.write_compact_string(out, value.value)
+        _w.write_compact_string(out, value.value)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -394,77 +347,20 @@ def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Stre
     value = blank_instance(StreamsGroupMemberMetadataValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "instance_id"
-        instance_id_n = buf[pos]  # the length + 1
-        if instance_id_n == 1:  # the empty string
-            value.instance_id = ""
-            pos += 1
-        elif instance_id_n == 0:  # null
-            value.instance_id = None
-            pos += 1
-        else:
-            instance_id_end = pos + instance_id_n
-            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
-                value.instance_id = buf[pos + 1:instance_id_end].decode()
-                pos = instance_id_end
-            else:
-                value.instance_id, pos = _w.read_compact_string(buf, pos)
+        value.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_n = buf[pos]  # the length + 1
-        if rack_id_n == 1:  # the empty string
-            value.rack_id = ""
-            pos += 1
-        elif rack_id_n == 0:  # null
-            value.rack_id = None
-            pos += 1
-        else:
-            rack_id_end = pos + rack_id_n
-            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
-                value.rack_id = buf[pos + 1:rack_id_end].decode()
-                pos = rack_id_end
-            else:
-                value.rack_id, pos = _w.read_compact_string(buf, pos)
+        value.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_n = buf[pos]  # the length + 1
-        if client_id_n == 1:  # the empty string
-            value.client_id = ""
-            pos += 1
-        else:
-            client_id_end = pos + client_id_n
-            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
-                value.client_id = buf[pos + 1:client_id_end].decode()
-                pos = client_id_end
-            else:
-                value.client_id, pos = _w.read_compact_string_nn(buf, pos)
+        value.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_n = buf[pos]  # the length + 1
-        if client_host_n == 1:  # the empty string
-            value.client_host = ""
-            pos += 1
-        else:
-            client_host_end = pos + client_host_n
-            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
-                value.client_host = buf[pos + 1:client_host_end].decode()
-                pos = client_host_end
-            else:
-                value.client_host, pos = _w.read_compact_string_nn(buf, pos)
+        value.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "rebalance_timeout_ms, topology_epoch"
         value.rebalance_timeout_ms, value.topology_epoch = _unpack_StreamsGroupMemberMetadataValue_rebalance_timeout_ms_topology_epoch(buf, pos)
         pos += 8
         field = "process_id"
-        process_id_n = buf[pos]  # the length + 1
-        if process_id_n == 1:  # the empty string
-            value.process_id = ""
-            pos += 1
-        else:
-            process_id_end = pos + process_id_n
-            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
-                value.process_id = buf[pos + 1:process_id_end].decode()
-                pos = process_id_end
-            else:
-                value.process_id, pos = _w.read_compact_string_nn(buf, pos)
+        value.process_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "user_endpoint"
         if buf[pos] >= 0x80:  # the null marker
             value.user_endpoint = None
@@ -473,60 +369,17 @@ def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Stre
             value.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1)
         field = "client_tags[]"
         index = -1  # no element yet: an error in the count names the array itself
-        client_tags_n = buf[pos] - 1
-        if client_tags_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        client_tags_n, pos = _w.read_count(buf, pos, True)
+        if client_tags_n < 0:
+            raise DecodeError("non-nullable field client_tags was null", offset=pos)
+        elif client_tags_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                client_tags_n, pos = _w.read_count(buf, pos, True)
-            if client_tags_n < 0:
-                raise DecodeError("non-nullable field client_tags was null", offset=pos)
-            elif client_tags_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                client_tags_items: list[KeyValue] = []
-                for client_tags_index in range(client_tags_n):
-                    try:
-                        client_tags_item = blank_instance(KeyValue)
-                        field = "key"
-                        key_n = buf[pos]  # the length + 1
-                        if key_n == 1:  # the empty string
-                            client_tags_item.key = ""
-                            pos += 1
-                        else:
-                            key_end = pos + key_n
-                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                client_tags_item.key = buf[pos + 1:key_end].decode()
-                                pos = key_end
-                            else:
-                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            client_tags_item.value = ""
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                client_tags_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            client_tags_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "client_tags[]", client_tags_index
-                        raise failure from None
-                    client_tags_items.append(client_tags_item)
-                field, index = "client_tags[]", client_tags_index  # as the last call would have left them
-                value.client_tags = client_tags_items
+            client_tags_items: list[KeyValue] = []
+            for index in range(client_tags_n):
+                client_tags_item, pos = _read_KeyValue_v0(buf, pos)
+                client_tags_items.append(client_tags_item)
+            value.client_tags = client_tags_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -548,32 +401,17 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
         field = "client_id"
         if value.client_id is None:
             raise EncodeError("field client_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        client_id_utf8 = value.client_id.encode()
-        if len(client_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_id_utf8) + 1)
-            out += client_id_utf8
-        else:
-            _w.write_compact_string(out, value.client_id)
+        _w.write_compact_string(out, value.client_id)
         field = "client_host"
         if value.client_host is None:
             raise EncodeError("field client_host is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        client_host_utf8 = value.client_host.encode()
-        if len(client_host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(client_host_utf8) + 1)
-            out += client_host_utf8
-        else:
-            _w.write_compact_string(out, value.client_host)
+        _w.write_compact_string(out, value.client_host)
         field = "rebalance_timeout_ms, topology_epoch"
         out += _pack_StreamsGroupMemberMetadataValue_rebalance_timeout_ms_topology_epoch(value.rebalance_timeout_ms, value.topology_epoch)
         field = "process_id"
         if value.process_id is None:
             raise EncodeError("field process_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        process_id_utf8 = value.process_id.encode()
-        if len(process_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(process_id_utf8) + 1)
-            out += process_id_utf8
-        else:
-            _w.write_compact_string(out, value.process_id)
+        _w.write_compact_string(out, value.process_id)
         field = "user_endpoint"
         if value.user_endpoint is None:
             out.append(0xFF)  # the null marker
@@ -584,10 +422,6 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
         client_tags_items = value.client_tags
         if client_tags_items is None:
                 raise EncodeError("field client_tags is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        elif len(client_tags_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(client_tags_items) + 1)
-            for client_tags_item in client_tags_items:
-                _write_KeyValue_v0(client_tags_item, out)
         else:
             _w.write_count(out, len(client_tags_items), True)
             for client_tags_item in client_tags_items:

@@ -157,32 +157,11 @@ def _read_LastAssignmentConfig_v0(buf: bytes, pos: int) -> tuple[LastAssignmentC
     config = blank_instance(LastAssignmentConfig)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "key"
-        key_n = buf[pos]  # the length + 1
-        if key_n == 1:  # the empty string
-            config.key = ""
-            pos += 1
-        else:
-            key_end = pos + key_n
-            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                config.key = buf[pos + 1:key_end].decode()
-                pos = key_end
-            else:
-                config.key, pos = _w.read_compact_string_nn(buf, pos)
+        config.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_n = buf[pos]  # the length + 1
-        if value_n == 1:  # the empty string
-            config.value = ""
-            pos += 1
-        else:
-            value_end = pos + value_n
-            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                config.value = buf[pos + 1:value_end].decode()
-                pos = value_end
-            else:
-                config.value, pos = _w.read_compact_string_nn(buf, pos)
+        config.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -200,21 +179,11 @@ def _write_LastAssignmentConfig_v0(config: LastAssignmentConfig, out: bytearray)
         field = "key"
         if config.key is None:
             raise EncodeError("field key is null, which LastAssignmentConfig version 0 does not allow (never nullable)")
-        key_utf8 = config.key.encode()
-        if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(key_utf8) + 1)
-            out += key_utf8
-        else:
-            _w.write_compact_string(out, config.key)
+        _w.write_compact_string(out, config.key)
         field = "value"
         if config.value is None:
             raise EncodeError("field value is null, which LastAssignmentConfig version 0 does not allow (never nullable)")
-        value_utf8 = config.value.encode()
-        if len(value_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(value_utf8) + 1)
-            out += value_utf8
-        else:
-            _w.write_compact_string(out, config.value)
+        _w.write_compact_string(out, config.value)
         field = "(tagged fields)"
         if config.unknown_tagged_fields:
             _w.write_tagged(out, [], config.unknown_tagged_fields)
@@ -242,7 +211,6 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
     value.validated_topology_epoch = -1
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "epoch, metadata_hash"
         value.epoch, value.metadata_hash = _unpack_StreamsGroupMetadataValue_epoch_metadata_hash(buf, pos)
@@ -275,60 +243,17 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                 elif tag == 1:
                     field = "last_assignment_configs[]"
                     index = -1  # no element yet: an error in the count names the array itself
-                    last_assignment_configs_n = buf[pos] - 1
-                    if last_assignment_configs_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset
+                    last_assignment_configs_n, pos = _w.read_count(buf, pos, True)
+                    if last_assignment_configs_n < 0:
+                        value.last_assignment_configs = None
+                    elif last_assignment_configs_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
-                        if last_assignment_configs_n < 0x7F and last_assignment_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                            pos += 1
-                        else:
-                            last_assignment_configs_n, pos = _w.read_count(buf, pos, True)
-                        if last_assignment_configs_n < 0:
-                            value.last_assignment_configs = None
-                        elif last_assignment_configs_n == 0:  # no element: no loop to set up
-                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                        else:
-                            last_assignment_configs_items: list[LastAssignmentConfig] = []
-                            for last_assignment_configs_index in range(last_assignment_configs_n):
-                                try:
-                                    last_assignment_configs_item = blank_instance(LastAssignmentConfig)
-                                    field = "key"
-                                    key_n = buf[pos]  # the length + 1
-                                    if key_n == 1:  # the empty string
-                                        last_assignment_configs_item.key = ""
-                                        pos += 1
-                                    else:
-                                        key_end = pos + key_n
-                                        if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                            last_assignment_configs_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
-                                        else:
-                                            last_assignment_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                    field = "value"
-                                    value_n = buf[pos]  # the length + 1
-                                    if value_n == 1:  # the empty string
-                                        last_assignment_configs_item.value = ""
-                                        pos += 1
-                                    else:
-                                        value_end = pos + value_n
-                                        if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                            last_assignment_configs_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
-                                        else:
-                                            last_assignment_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                    field = "(tagged fields)"
-                                    if buf[pos] == 0:
-                                        pos += 1
-                                        last_assignment_configs_item.unknown_tagged_fields = ()
-                                    else:  # tags these versions do not know, kept as they came
-                                        last_assignment_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                except _w.DECODE_FAILURES as error:
-                                    failure = _w.decode_failure(error, field, index, pos)
-                                    field, index = "last_assignment_configs[]", last_assignment_configs_index
-                                    raise failure from None
-                                last_assignment_configs_items.append(last_assignment_configs_item)
-                            field, index = "last_assignment_configs[]", last_assignment_configs_index  # as the last call would have left them
-                            value.last_assignment_configs = last_assignment_configs_items
+                        last_assignment_configs_items: list[LastAssignmentConfig] = []
+                        for index in range(last_assignment_configs_n):
+                            last_assignment_configs_item, pos = _read_LastAssignmentConfig_v0(buf, pos)
+                            last_assignment_configs_items.append(last_assignment_configs_item)
+                        value.last_assignment_configs = last_assignment_configs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (last_assignment_configs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -358,10 +283,6 @@ def _write_StreamsGroupMetadataValue_v0(value: StreamsGroupMetadataValue, out: b
             last_assignment_configs_items = value.last_assignment_configs
             if last_assignment_configs_items is None:
                 _w.write_count(payload, None, True)
-            elif len(last_assignment_configs_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(last_assignment_configs_items) + 1)
-                for last_assignment_configs_item in last_assignment_configs_items:
-                    _write_LastAssignmentConfig_v0(last_assignment_configs_item, payload)
             else:
                 _w.write_count(payload, len(last_assignment_configs_items), True)
                 for last_assignment_configs_item in last_assignment_configs_items:

@@ -17,11 +17,6 @@ from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
-# Precompiled struct calls, named after the fields they read (one call per run of fixed-width
-# fields, or per row of an array of fixed-width structs).
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
-
 
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupTargetAssignmentMemberValue."""
@@ -147,35 +142,15 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     ids = blank_instance(TaskIds)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_n = buf[pos]  # the length + 1
-        if subtopology_id_n == 1:  # the empty string
-            ids.subtopology_id = ""
-            pos += 1
-        else:
-            subtopology_id_end = pos + subtopology_id_n
-            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                pos = subtopology_id_end
-            else:
-                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+        ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            partitions_end = pos + 1 + partitions_n * 4
-            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partitions_end
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-                if partitions_n < 0:
-                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                else:
-                    ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+            ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -193,19 +168,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         field = "subtopology_id"
         if ids.subtopology_id is None:
             raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        subtopology_id_utf8 = ids.subtopology_id.encode()
-        if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(subtopology_id_utf8) + 1)
-            out += subtopology_id_utf8
-        else:
-            _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, ids.subtopology_id)
         field = "partitions"
         partitions_items = ids.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            out += _pack_int32s[len(partitions_items)](*partitions_items)
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
@@ -240,185 +207,46 @@ def _read_StreamsGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tu
     value = blank_instance(StreamsGroupTargetAssignmentMemberValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "active_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_n = buf[pos] - 1
-        if active_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        active_tasks_n, pos = _w.read_count(buf, pos, True)
+        if active_tasks_n < 0:
+            raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+        elif active_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if active_tasks_n < 0x7F and active_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                active_tasks_n, pos = _w.read_count(buf, pos, True)
-            if active_tasks_n < 0:
-                raise DecodeError("non-nullable field active_tasks was null", offset=pos)
-            elif active_tasks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                active_tasks_items: list[TaskIds] = []
-                for active_tasks_index in range(active_tasks_n):
-                    try:
-                        active_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            active_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            active_tasks_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            active_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "active_tasks[]", active_tasks_index
-                        raise failure from None
-                    active_tasks_items.append(active_tasks_item)
-                field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
-                value.active_tasks = active_tasks_items
+            active_tasks_items: list[TaskIds] = []
+            for index in range(active_tasks_n):
+                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                active_tasks_items.append(active_tasks_item)
+            value.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n = buf[pos] - 1
-        if standby_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        standby_tasks_n, pos = _w.read_count(buf, pos, True)
+        if standby_tasks_n < 0:
+            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if standby_tasks_n < 0x7F and standby_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                standby_tasks_n, pos = _w.read_count(buf, pos, True)
-            if standby_tasks_n < 0:
-                raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-            elif standby_tasks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                standby_tasks_items: list[TaskIds] = []
-                for standby_tasks_index in range(standby_tasks_n):
-                    try:
-                        standby_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            standby_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            standby_tasks_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            standby_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "standby_tasks[]", standby_tasks_index
-                        raise failure from None
-                    standby_tasks_items.append(standby_tasks_item)
-                field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
-                value.standby_tasks = standby_tasks_items
+            standby_tasks_items: list[TaskIds] = []
+            for index in range(standby_tasks_n):
+                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                standby_tasks_items.append(standby_tasks_item)
+            value.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_n = buf[pos] - 1
-        if warmup_tasks_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        warmup_tasks_n, pos = _w.read_count(buf, pos, True)
+        if warmup_tasks_n < 0:
+            raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+        elif warmup_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if warmup_tasks_n < 0x7F and warmup_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-            if warmup_tasks_n < 0:
-                raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
-            elif warmup_tasks_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                warmup_tasks_items: list[TaskIds] = []
-                for warmup_tasks_index in range(warmup_tasks_n):
-                    try:
-                        warmup_tasks_item = blank_instance(TaskIds)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            warmup_tasks_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions"
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partitions_end = pos + 1 + partitions_n * 4
-                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partitions_end
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                else:
-                                    warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            warmup_tasks_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            warmup_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "warmup_tasks[]", warmup_tasks_index
-                        raise failure from None
-                    warmup_tasks_items.append(warmup_tasks_item)
-                field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
-                value.warmup_tasks = warmup_tasks_items
+            warmup_tasks_items: list[TaskIds] = []
+            for index in range(warmup_tasks_n):
+                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+                warmup_tasks_items.append(warmup_tasks_item)
+            value.warmup_tasks = warmup_tasks_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -437,10 +265,6 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
         active_tasks_items = value.active_tasks
         if active_tasks_items is None:
                 raise EncodeError("field active_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        elif len(active_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(active_tasks_items) + 1)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
         else:
             _w.write_count(out, len(active_tasks_items), True)
             for active_tasks_item in active_tasks_items:
@@ -449,10 +273,6 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
         standby_tasks_items = value.standby_tasks
         if standby_tasks_items is None:
                 raise EncodeError("field standby_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        elif len(standby_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(standby_tasks_items) + 1)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
         else:
             _w.write_count(out, len(standby_tasks_items), True)
             for standby_tasks_item in standby_tasks_items:
@@ -461,10 +281,6 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
         warmup_tasks_items = value.warmup_tasks
         if warmup_tasks_items is None:
                 raise EncodeError("field warmup_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        elif len(warmup_tasks_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(warmup_tasks_items) + 1)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
         else:
             _w.write_count(out, len(warmup_tasks_items), True)
             for warmup_tasks_item in warmup_tasks_items:

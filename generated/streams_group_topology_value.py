@@ -23,8 +23,6 @@ _unpack_TopicInfo_partitions_replication_factor = struct.Struct(">ih").unpack_fr
 _pack_TopicInfo_partitions_replication_factor = struct.Struct(">ih").pack
 _unpack_StreamsGroupTopologyValue_epoch = struct.Struct(">i").unpack_from
 _pack_StreamsGroupTopologyValue_epoch = struct.Struct(">i").pack
-_unpack_int16s = _w.UNPACK_ARRAY["h"]
-_pack_int16s = _w.PACK_ARRAY["h"]
 
 
 class TopicConfig(GeneratedStruct):
@@ -358,32 +356,11 @@ def _read_TopicConfig_v0(buf: bytes, pos: int) -> tuple[TopicConfig, int]:
     config = blank_instance(TopicConfig)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "key"
-        key_n = buf[pos]  # the length + 1
-        if key_n == 1:  # the empty string
-            config.key = ""
-            pos += 1
-        else:
-            key_end = pos + key_n
-            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                config.key = buf[pos + 1:key_end].decode()
-                pos = key_end
-            else:
-                config.key, pos = _w.read_compact_string_nn(buf, pos)
+        config.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_n = buf[pos]  # the length + 1
-        if value_n == 1:  # the empty string
-            config.value = ""
-            pos += 1
-        else:
-            value_end = pos + value_n
-            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                config.value = buf[pos + 1:value_end].decode()
-                pos = value_end
-            else:
-                config.value, pos = _w.read_compact_string_nn(buf, pos)
+        config.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -401,21 +378,11 @@ def _write_TopicConfig_v0(config: TopicConfig, out: bytearray) -> None:
         field = "key"
         if config.key is None:
             raise EncodeError("field key is null, which TopicConfig version 0 does not allow (never nullable)")
-        key_utf8 = config.key.encode()
-        if len(key_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(key_utf8) + 1)
-            out += key_utf8
-        else:
-            _w.write_compact_string(out, config.key)
+        _w.write_compact_string(out, config.key)
         field = "value"
         if config.value is None:
             raise EncodeError("field value is null, which TopicConfig version 0 does not allow (never nullable)")
-        value_utf8 = config.value.encode()
-        if len(value_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(value_utf8) + 1)
-            out += value_utf8
-        else:
-            _w.write_compact_string(out, config.value)
+        _w.write_compact_string(out, config.value)
         field = "(tagged fields)"
         if config.unknown_tagged_fields:
             _w.write_tagged(out, [], config.unknown_tagged_fields)
@@ -442,79 +409,25 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
     info = blank_instance(TopicInfo)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            info.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                info.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                info.name, pos = _w.read_compact_string_nn(buf, pos)
+        info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
         field = "topic_configs[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_configs_n = buf[pos] - 1
-        if topic_configs_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_configs_n, pos = _w.read_count(buf, pos, True)
+        if topic_configs_n < 0:
+            raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+        elif topic_configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_configs_n, pos = _w.read_count(buf, pos, True)
-            if topic_configs_n < 0:
-                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-            elif topic_configs_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_configs_items: list[TopicConfig] = []
-                for topic_configs_index in range(topic_configs_n):
-                    try:
-                        topic_configs_item = blank_instance(TopicConfig)
-                        field = "key"
-                        key_n = buf[pos]  # the length + 1
-                        if key_n == 1:  # the empty string
-                            topic_configs_item.key = ""
-                            pos += 1
-                        else:
-                            key_end = pos + key_n
-                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                pos = key_end
-                            else:
-                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "value"
-                        value_n = buf[pos]  # the length + 1
-                        if value_n == 1:  # the empty string
-                            topic_configs_item.value = ""
-                            pos += 1
-                        else:
-                            value_end = pos + value_n
-                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                pos = value_end
-                            else:
-                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_configs_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_configs[]", topic_configs_index
-                        raise failure from None
-                    topic_configs_items.append(topic_configs_item)
-                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                info.topic_configs = topic_configs_items
+            topic_configs_items: list[TopicConfig] = []
+            for index in range(topic_configs_n):
+                topic_configs_item, pos = _read_TopicConfig_v0(buf, pos)
+                topic_configs_items.append(topic_configs_item)
+            info.topic_configs = topic_configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -532,22 +445,13 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
         field = "name"
         if info.name is None:
             raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
-        name_utf8 = info.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, info.name)
+        _w.write_compact_string(out, info.name)
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
         field = "topic_configs[]"
         topic_configs_items = info.topic_configs
         if topic_configs_items is None:
                 raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        elif len(topic_configs_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_configs_items) + 1)
-            for topic_configs_item in topic_configs_items:
-                _write_TopicConfig_v0(topic_configs_item, out)
         else:
             _w.write_count(out, len(topic_configs_items), True)
             for topic_configs_item in topic_configs_items:
@@ -584,53 +488,25 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
     group = blank_instance(CopartitionGroup)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "source_topics"
-        source_topics_n = buf[pos] - 1
-        if source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        source_topics_n, pos = _w.read_count(buf, pos, True)
+        if source_topics_n < 0:
+            raise DecodeError("non-nullable field source_topics was null", offset=pos)
         else:
-            source_topics_end = pos + 1 + source_topics_n * 2
-            if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                group.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = source_topics_end
-            else:
-                source_topics_n, pos = _w.read_count(buf, pos, True)
-                if source_topics_n < 0:
-                    raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                else:
-                    group.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
+            group.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
         field = "source_topic_regex"
-        source_topic_regex_n = buf[pos] - 1
-        if source_topic_regex_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+        if source_topic_regex_n < 0:
+            raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
         else:
-            source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
-            if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                group.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = source_topic_regex_end
-            else:
-                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                if source_topic_regex_n < 0:
-                    raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                else:
-                    group.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
+            group.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
         field = "repartition_source_topics"
-        repartition_source_topics_n = buf[pos] - 1
-        if repartition_source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+        if repartition_source_topics_n < 0:
+            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
         else:
-            repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
-            if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                group.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = repartition_source_topics_end
-            else:
-                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                if repartition_source_topics_n < 0:
-                    raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                else:
-                    group.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
+            group.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -649,9 +525,6 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         source_topics_items = group.source_topics
         if source_topics_items is None:
                 raise EncodeError("field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        elif len(source_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(source_topics_items) + 1)
-            out += _pack_int16s[len(source_topics_items)](*source_topics_items)
         else:
             _w.write_count(out, len(source_topics_items), True)
             _w.write_fixed_array(out, source_topics_items, "h")
@@ -659,9 +532,6 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         source_topic_regex_items = group.source_topic_regex
         if source_topic_regex_items is None:
                 raise EncodeError("field source_topic_regex is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        elif len(source_topic_regex_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(source_topic_regex_items) + 1)
-            out += _pack_int16s[len(source_topic_regex_items)](*source_topic_regex_items)
         else:
             _w.write_count(out, len(source_topic_regex_items), True)
             _w.write_fixed_array(out, source_topic_regex_items, "h")
@@ -669,9 +539,6 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         repartition_source_topics_items = group.repartition_source_topics
         if repartition_source_topics_items is None:
                 raise EncodeError("field repartition_source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        elif len(repartition_source_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(repartition_source_topics_items) + 1)
-            out += _pack_int16s[len(repartition_source_topics_items)](*repartition_source_topics_items)
         else:
             _w.write_count(out, len(repartition_source_topics_items), True)
             _w.write_fixed_array(out, repartition_source_topics_items, "h")
@@ -717,363 +584,87 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
     subtopology = blank_instance(Subtopology)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_n = buf[pos]  # the length + 1
-        if subtopology_id_n == 1:  # the empty string
-            subtopology.subtopology_id = ""
-            pos += 1
-        else:
-            subtopology_id_end = pos + subtopology_id_n
-            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                pos = subtopology_id_end
-            else:
-                subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+        subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
         index = -1  # no element yet: an error in the count names the array itself
-        source_topics_n = buf[pos] - 1
-        if source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        source_topics_n, pos = _w.read_count(buf, pos, True)
+        if source_topics_n < 0:
+            raise DecodeError("non-nullable field source_topics was null", offset=pos)
+        elif source_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                source_topics_n, pos = _w.read_count(buf, pos, True)
-            if source_topics_n < 0:
-                raise DecodeError("non-nullable field source_topics was null", offset=pos)
-            elif source_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                source_topics_items: list[str] = []
-                for index in range(source_topics_n):
-                    source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                    source_topics_items.append(source_topics_item)
-                subtopology.source_topics = source_topics_items
+            source_topics_items: list[str] = []
+            for index in range(source_topics_n):
+                source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                source_topics_items.append(source_topics_item)
+            subtopology.source_topics = source_topics_items
         field = "source_topic_regex"
         index = -1  # no element yet: an error in the count names the array itself
-        source_topic_regex_n = buf[pos] - 1
-        if source_topic_regex_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+        if source_topic_regex_n < 0:
+            raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+        elif source_topic_regex_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-            if source_topic_regex_n < 0:
-                raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-            elif source_topic_regex_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                source_topic_regex_items: list[str] = []
-                for index in range(source_topic_regex_n):
-                    source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
-                    source_topic_regex_items.append(source_topic_regex_item)
-                subtopology.source_topic_regex = source_topic_regex_items
+            source_topic_regex_items: list[str] = []
+            for index in range(source_topic_regex_n):
+                source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
+                source_topic_regex_items.append(source_topic_regex_item)
+            subtopology.source_topic_regex = source_topic_regex_items
         field = "state_changelog_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        state_changelog_topics_n = buf[pos] - 1
-        if state_changelog_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
+        if state_changelog_topics_n < 0:
+            raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+        elif state_changelog_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-            if state_changelog_topics_n < 0:
-                raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-            elif state_changelog_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                state_changelog_topics_items: list[TopicInfo] = []
-                for state_changelog_topics_index in range(state_changelog_topics_n):
-                    try:
-                        state_changelog_topics_item = blank_instance(TopicInfo)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            state_changelog_topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions, replication_factor"
-                        state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                        pos += 6
-                        field = "topic_configs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topic_configs_n = buf[pos] - 1
-                        if topic_configs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topic_configs_n, pos = _w.read_count(buf, pos, True)
-                            if topic_configs_n < 0:
-                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                            elif topic_configs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topic_configs_items: list[TopicConfig] = []
-                                for topic_configs_index in range(topic_configs_n):
-                                    try:
-                                        topic_configs_item = blank_instance(TopicConfig)
-                                        field = "key"
-                                        key_n = buf[pos]  # the length + 1
-                                        if key_n == 1:  # the empty string
-                                            topic_configs_item.key = ""
-                                            pos += 1
-                                        else:
-                                            key_end = pos + key_n
-                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
-                                            else:
-                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            topic_configs_item.value = ""
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topic_configs_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topic_configs[]", topic_configs_index
-                                        raise failure from None
-                                    topic_configs_items.append(topic_configs_item)
-                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                state_changelog_topics_item.topic_configs = topic_configs_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            state_changelog_topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "state_changelog_topics[]", state_changelog_topics_index
-                        raise failure from None
-                    state_changelog_topics_items.append(state_changelog_topics_item)
-                field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
-                subtopology.state_changelog_topics = state_changelog_topics_items
+            state_changelog_topics_items: list[TopicInfo] = []
+            for index in range(state_changelog_topics_n):
+                state_changelog_topics_item, pos = _read_TopicInfo_v0(buf, pos)
+                state_changelog_topics_items.append(state_changelog_topics_item)
+            subtopology.state_changelog_topics = state_changelog_topics_items
         field = "repartition_sink_topics"
         index = -1  # no element yet: an error in the count names the array itself
-        repartition_sink_topics_n = buf[pos] - 1
-        if repartition_sink_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
+        if repartition_sink_topics_n < 0:
+            raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-            if repartition_sink_topics_n < 0:
-                raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                repartition_sink_topics_items: list[str] = []
-                for index in range(repartition_sink_topics_n):
-                    repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                    repartition_sink_topics_items.append(repartition_sink_topics_item)
-                subtopology.repartition_sink_topics = repartition_sink_topics_items
+            repartition_sink_topics_items: list[str] = []
+            for index in range(repartition_sink_topics_n):
+                repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                repartition_sink_topics_items.append(repartition_sink_topics_item)
+            subtopology.repartition_sink_topics = repartition_sink_topics_items
         field = "repartition_source_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        repartition_source_topics_n = buf[pos] - 1
-        if repartition_source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+        if repartition_source_topics_n < 0:
+            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+        elif repartition_source_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-            if repartition_source_topics_n < 0:
-                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-            elif repartition_source_topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                repartition_source_topics_items: list[TopicInfo] = []
-                for repartition_source_topics_index in range(repartition_source_topics_n):
-                    try:
-                        repartition_source_topics_item = blank_instance(TopicInfo)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            repartition_source_topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions, replication_factor"
-                        repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                        pos += 6
-                        field = "topic_configs[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topic_configs_n = buf[pos] - 1
-                        if topic_configs_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topic_configs_n, pos = _w.read_count(buf, pos, True)
-                            if topic_configs_n < 0:
-                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                            elif topic_configs_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topic_configs_items: list[TopicConfig] = []
-                                for topic_configs_index in range(topic_configs_n):
-                                    try:
-                                        topic_configs_item = blank_instance(TopicConfig)
-                                        field = "key"
-                                        key_n = buf[pos]  # the length + 1
-                                        if key_n == 1:  # the empty string
-                                            topic_configs_item.key = ""
-                                            pos += 1
-                                        else:
-                                            key_end = pos + key_n
-                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
-                                            else:
-                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "value"
-                                        value_n = buf[pos]  # the length + 1
-                                        if value_n == 1:  # the empty string
-                                            topic_configs_item.value = ""
-                                            pos += 1
-                                        else:
-                                            value_end = pos + value_n
-                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topic_configs_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topic_configs[]", topic_configs_index
-                                        raise failure from None
-                                    topic_configs_items.append(topic_configs_item)
-                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                repartition_source_topics_item.topic_configs = topic_configs_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            repartition_source_topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "repartition_source_topics[]", repartition_source_topics_index
-                        raise failure from None
-                    repartition_source_topics_items.append(repartition_source_topics_item)
-                field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
-                subtopology.repartition_source_topics = repartition_source_topics_items
+            repartition_source_topics_items: list[TopicInfo] = []
+            for index in range(repartition_source_topics_n):
+                repartition_source_topics_item, pos = _read_TopicInfo_v0(buf, pos)
+                repartition_source_topics_items.append(repartition_source_topics_item)
+            subtopology.repartition_source_topics = repartition_source_topics_items
         field = "copartition_groups[]"
         index = -1  # no element yet: an error in the count names the array itself
-        copartition_groups_n = buf[pos] - 1
-        if copartition_groups_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        copartition_groups_n, pos = _w.read_count(buf, pos, True)
+        if copartition_groups_n < 0:
+            raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+        elif copartition_groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                copartition_groups_n, pos = _w.read_count(buf, pos, True)
-            if copartition_groups_n < 0:
-                raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-            elif copartition_groups_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                copartition_groups_items: list[CopartitionGroup] = []
-                for copartition_groups_index in range(copartition_groups_n):
-                    try:
-                        copartition_groups_item = blank_instance(CopartitionGroup)
-                        field = "source_topics"
-                        source_topics_n = buf[pos] - 1
-                        if source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            source_topics_end = pos + 1 + source_topics_n * 2
-                            if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                                copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = source_topics_end
-                            else:
-                                source_topics_n, pos = _w.read_count(buf, pos, True)
-                                if source_topics_n < 0:
-                                    raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                                else:
-                                    copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
-                        field = "source_topic_regex"
-                        source_topic_regex_n = buf[pos] - 1
-                        if source_topic_regex_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
-                            if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                                copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = source_topic_regex_end
-                            else:
-                                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                                if source_topic_regex_n < 0:
-                                    raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                                else:
-                                    copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
-                        field = "repartition_source_topics"
-                        repartition_source_topics_n = buf[pos] - 1
-                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
-                            if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                                copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = repartition_source_topics_end
-                            else:
-                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                                if repartition_source_topics_n < 0:
-                                    raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                                else:
-                                    copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            copartition_groups_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "copartition_groups[]", copartition_groups_index
-                        raise failure from None
-                    copartition_groups_items.append(copartition_groups_item)
-                field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
-                subtopology.copartition_groups = copartition_groups_items
+            copartition_groups_items: list[CopartitionGroup] = []
+            for index in range(copartition_groups_n):
+                copartition_groups_item, pos = _read_CopartitionGroup_v0(buf, pos)
+                copartition_groups_items.append(copartition_groups_item)
+            subtopology.copartition_groups = copartition_groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1091,22 +682,11 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         field = "subtopology_id"
         if subtopology.subtopology_id is None:
             raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
-        subtopology_id_utf8 = subtopology.subtopology_id.encode()
-        if len(subtopology_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(subtopology_id_utf8) + 1)
-            out += subtopology_id_utf8
-        else:
-            _w.write_compact_string(out, subtopology.subtopology_id)
+        _w.write_compact_string(out, subtopology.subtopology_id)
         field = "source_topics"
         source_topics_items = subtopology.source_topics
         if source_topics_items is None:
                 raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(source_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(source_topics_items) + 1)
-            for source_topics_item in source_topics_items:
-                if source_topics_item is None:
-                    raise EncodeError("null element in array source_topics")
-                _w.write_compact_string(out, source_topics_item)
         else:
             _w.write_count(out, len(source_topics_items), True)
             for source_topics_item in source_topics_items:
@@ -1117,12 +697,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         source_topic_regex_items = subtopology.source_topic_regex
         if source_topic_regex_items is None:
                 raise EncodeError("field source_topic_regex is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(source_topic_regex_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(source_topic_regex_items) + 1)
-            for source_topic_regex_item in source_topic_regex_items:
-                if source_topic_regex_item is None:
-                    raise EncodeError("null element in array source_topic_regex")
-                _w.write_compact_string(out, source_topic_regex_item)
         else:
             _w.write_count(out, len(source_topic_regex_items), True)
             for source_topic_regex_item in source_topic_regex_items:
@@ -1133,10 +707,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         state_changelog_topics_items = subtopology.state_changelog_topics
         if state_changelog_topics_items is None:
                 raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(state_changelog_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(state_changelog_topics_items) + 1)
-            for state_changelog_topics_item in state_changelog_topics_items:
-                _write_TopicInfo_v0(state_changelog_topics_item, out)
         else:
             _w.write_count(out, len(state_changelog_topics_items), True)
             for state_changelog_topics_item in state_changelog_topics_items:
@@ -1145,12 +715,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         repartition_sink_topics_items = subtopology.repartition_sink_topics
         if repartition_sink_topics_items is None:
                 raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(repartition_sink_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(repartition_sink_topics_items) + 1)
-            for repartition_sink_topics_item in repartition_sink_topics_items:
-                if repartition_sink_topics_item is None:
-                    raise EncodeError("null element in array repartition_sink_topics")
-                _w.write_compact_string(out, repartition_sink_topics_item)
         else:
             _w.write_count(out, len(repartition_sink_topics_items), True)
             for repartition_sink_topics_item in repartition_sink_topics_items:
@@ -1161,10 +725,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         repartition_source_topics_items = subtopology.repartition_source_topics
         if repartition_source_topics_items is None:
                 raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(repartition_source_topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(repartition_source_topics_items) + 1)
-            for repartition_source_topics_item in repartition_source_topics_items:
-                _write_TopicInfo_v0(repartition_source_topics_item, out)
         else:
             _w.write_count(out, len(repartition_source_topics_items), True)
             for repartition_source_topics_item in repartition_source_topics_items:
@@ -1173,10 +733,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
         copartition_groups_items = subtopology.copartition_groups
         if copartition_groups_items is None:
                 raise EncodeError("field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
-        elif len(copartition_groups_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(copartition_groups_items) + 1)
-            for copartition_groups_item in copartition_groups_items:
-                _write_CopartitionGroup_v0(copartition_groups_item, out)
         else:
             _w.write_count(out, len(copartition_groups_items), True)
             for copartition_groups_item in copartition_groups_items:
@@ -1248,398 +804,23 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
     value = blank_instance(StreamsGroupTopologyValue)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "epoch"
         (value.epoch,) = _unpack_StreamsGroupTopologyValue_epoch(buf, pos)
         pos += 4
         field = "subtopologies[]"
         index = -1  # no element yet: an error in the count names the array itself
-        subtopologies_n = buf[pos] - 1
-        if subtopologies_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        subtopologies_n, pos = _w.read_count(buf, pos, True)
+        if subtopologies_n < 0:
+            raise DecodeError("non-nullable field subtopologies was null", offset=pos)
+        elif subtopologies_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if subtopologies_n < 0x7F and subtopologies_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                subtopologies_n, pos = _w.read_count(buf, pos, True)
-            if subtopologies_n < 0:
-                raise DecodeError("non-nullable field subtopologies was null", offset=pos)
-            elif subtopologies_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                subtopologies_items: list[Subtopology] = []
-                for subtopologies_index in range(subtopologies_n):
-                    try:
-                        subtopologies_item = blank_instance(Subtopology)
-                        field = "subtopology_id"
-                        subtopology_id_n = buf[pos]  # the length + 1
-                        if subtopology_id_n == 1:  # the empty string
-                            subtopologies_item.subtopology_id = ""
-                            pos += 1
-                        else:
-                            subtopology_id_end = pos + subtopology_id_n
-                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                pos = subtopology_id_end
-                            else:
-                                subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "source_topics"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        source_topics_n = buf[pos] - 1
-                        if source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                source_topics_n, pos = _w.read_count(buf, pos, True)
-                            if source_topics_n < 0:
-                                raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                            elif source_topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                source_topics_items: list[str] = []
-                                for index in range(source_topics_n):
-                                    source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                                    source_topics_items.append(source_topics_item)
-                                subtopologies_item.source_topics = source_topics_items
-                        field = "source_topic_regex"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        source_topic_regex_n = buf[pos] - 1
-                        if source_topic_regex_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                            if source_topic_regex_n < 0:
-                                raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                            elif source_topic_regex_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                source_topic_regex_items: list[str] = []
-                                for index in range(source_topic_regex_n):
-                                    source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
-                                    source_topic_regex_items.append(source_topic_regex_item)
-                                subtopologies_item.source_topic_regex = source_topic_regex_items
-                        field = "state_changelog_topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        state_changelog_topics_n = buf[pos] - 1
-                        if state_changelog_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-                            if state_changelog_topics_n < 0:
-                                raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-                            elif state_changelog_topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                state_changelog_topics_items: list[TopicInfo] = []
-                                for state_changelog_topics_index in range(state_changelog_topics_n):
-                                    try:
-                                        state_changelog_topics_item = blank_instance(TopicInfo)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            state_changelog_topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions, replication_factor"
-                                        state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                                        pos += 6
-                                        field = "topic_configs[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        topic_configs_n = buf[pos] - 1
-                                        if topic_configs_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                topic_configs_n, pos = _w.read_count(buf, pos, True)
-                                            if topic_configs_n < 0:
-                                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                            elif topic_configs_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                topic_configs_items: list[TopicConfig] = []
-                                                for topic_configs_index in range(topic_configs_n):
-                                                    try:
-                                                        topic_configs_item = blank_instance(TopicConfig)
-                                                        field = "key"
-                                                        key_n = buf[pos]  # the length + 1
-                                                        if key_n == 1:  # the empty string
-                                                            topic_configs_item.key = ""
-                                                            pos += 1
-                                                        else:
-                                                            key_end = pos + key_n
-                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                                pos = key_end
-                                                            else:
-                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "value"
-                                                        value_n = buf[pos]  # the length + 1
-                                                        if value_n == 1:  # the empty string
-                                                            topic_configs_item.value = ""
-                                                            pos += 1
-                                                        else:
-                                                            value_end = pos + value_n
-                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                                pos = value_end
-                                                            else:
-                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            topic_configs_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "topic_configs[]", topic_configs_index
-                                                        raise failure from None
-                                                    topic_configs_items.append(topic_configs_item)
-                                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                                state_changelog_topics_item.topic_configs = topic_configs_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            state_changelog_topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "state_changelog_topics[]", state_changelog_topics_index
-                                        raise failure from None
-                                    state_changelog_topics_items.append(state_changelog_topics_item)
-                                field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
-                                subtopologies_item.state_changelog_topics = state_changelog_topics_items
-                        field = "repartition_sink_topics"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        repartition_sink_topics_n = buf[pos] - 1
-                        if repartition_sink_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-                            if repartition_sink_topics_n < 0:
-                                raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-                            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                repartition_sink_topics_items: list[str] = []
-                                for index in range(repartition_sink_topics_n):
-                                    repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                                    repartition_sink_topics_items.append(repartition_sink_topics_item)
-                                subtopologies_item.repartition_sink_topics = repartition_sink_topics_items
-                        field = "repartition_source_topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        repartition_source_topics_n = buf[pos] - 1
-                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                            if repartition_source_topics_n < 0:
-                                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                            elif repartition_source_topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                repartition_source_topics_items: list[TopicInfo] = []
-                                for repartition_source_topics_index in range(repartition_source_topics_n):
-                                    try:
-                                        repartition_source_topics_item = blank_instance(TopicInfo)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            repartition_source_topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions, replication_factor"
-                                        repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                                        pos += 6
-                                        field = "topic_configs[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        topic_configs_n = buf[pos] - 1
-                                        if topic_configs_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                topic_configs_n, pos = _w.read_count(buf, pos, True)
-                                            if topic_configs_n < 0:
-                                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                            elif topic_configs_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                topic_configs_items: list[TopicConfig] = []
-                                                for topic_configs_index in range(topic_configs_n):
-                                                    try:
-                                                        topic_configs_item = blank_instance(TopicConfig)
-                                                        field = "key"
-                                                        key_n = buf[pos]  # the length + 1
-                                                        if key_n == 1:  # the empty string
-                                                            topic_configs_item.key = ""
-                                                            pos += 1
-                                                        else:
-                                                            key_end = pos + key_n
-                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
-                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                                pos = key_end
-                                                            else:
-                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "value"
-                                                        value_n = buf[pos]  # the length + 1
-                                                        if value_n == 1:  # the empty string
-                                                            topic_configs_item.value = ""
-                                                            pos += 1
-                                                        else:
-                                                            value_end = pos + value_n
-                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
-                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                                pos = value_end
-                                                            else:
-                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                                        field = "(tagged fields)"
-                                                        if buf[pos] == 0:
-                                                            pos += 1
-                                                            topic_configs_item.unknown_tagged_fields = ()
-                                                        else:  # tags these versions do not know, kept as they came
-                                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                                    except _w.DECODE_FAILURES as error:
-                                                        failure = _w.decode_failure(error, field, index, pos)
-                                                        field, index = "topic_configs[]", topic_configs_index
-                                                        raise failure from None
-                                                    topic_configs_items.append(topic_configs_item)
-                                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                                repartition_source_topics_item.topic_configs = topic_configs_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            repartition_source_topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "repartition_source_topics[]", repartition_source_topics_index
-                                        raise failure from None
-                                    repartition_source_topics_items.append(repartition_source_topics_item)
-                                field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
-                                subtopologies_item.repartition_source_topics = repartition_source_topics_items
-                        field = "copartition_groups[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        copartition_groups_n = buf[pos] - 1
-                        if copartition_groups_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                copartition_groups_n, pos = _w.read_count(buf, pos, True)
-                            if copartition_groups_n < 0:
-                                raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-                            elif copartition_groups_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                copartition_groups_items: list[CopartitionGroup] = []
-                                for copartition_groups_index in range(copartition_groups_n):
-                                    try:
-                                        copartition_groups_item = blank_instance(CopartitionGroup)
-                                        field = "source_topics"
-                                        source_topics_n = buf[pos] - 1
-                                        if source_topics_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            source_topics_end = pos + 1 + source_topics_n * 2
-                                            if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                                                copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = source_topics_end
-                                            else:
-                                                source_topics_n, pos = _w.read_count(buf, pos, True)
-                                                if source_topics_n < 0:
-                                                    raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                                                else:
-                                                    copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
-                                        field = "source_topic_regex"
-                                        source_topic_regex_n = buf[pos] - 1
-                                        if source_topic_regex_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
-                                            if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                                                copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = source_topic_regex_end
-                                            else:
-                                                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                                                if source_topic_regex_n < 0:
-                                                    raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                                                else:
-                                                    copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
-                                        field = "repartition_source_topics"
-                                        repartition_source_topics_n = buf[pos] - 1
-                                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
-                                            if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                                                copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = repartition_source_topics_end
-                                            else:
-                                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                                                if repartition_source_topics_n < 0:
-                                                    raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                                                else:
-                                                    copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            copartition_groups_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "copartition_groups[]", copartition_groups_index
-                                        raise failure from None
-                                    copartition_groups_items.append(copartition_groups_item)
-                                field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
-                                subtopologies_item.copartition_groups = copartition_groups_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            subtopologies_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            subtopologies_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "subtopologies[]", subtopologies_index
-                        raise failure from None
-                    subtopologies_items.append(subtopologies_item)
-                field, index = "subtopologies[]", subtopologies_index  # as the last call would have left them
-                value.subtopologies = subtopologies_items
+            subtopologies_items: list[Subtopology] = []
+            for index in range(subtopologies_n):
+                subtopologies_item, pos = _read_Subtopology_v0(buf, pos)
+                subtopologies_items.append(subtopologies_item)
+            value.subtopologies = subtopologies_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1660,10 +841,6 @@ def _write_StreamsGroupTopologyValue_v0(value: StreamsGroupTopologyValue, out: b
         subtopologies_items = value.subtopologies
         if subtopologies_items is None:
                 raise EncodeError("field subtopologies is null, which StreamsGroupTopologyValue version 0 does not allow (never nullable)")
-        elif len(subtopologies_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(subtopologies_items) + 1)
-            for subtopologies_item in subtopologies_items:
-                _write_Subtopology_v0(subtopologies_item, out)
         else:
             _w.write_count(out, len(subtopologies_items), True)
             for subtopologies_item in subtopologies_items:

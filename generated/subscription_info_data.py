@@ -1020,7 +1020,6 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
     data.error_code = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "version, latest_supported_version"
         data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
@@ -1038,46 +1037,9 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for task_offset_sums_index in range(task_offset_sums_n):
-                try:
-                    task_offset_sums_item = blank_instance(TaskOffsetSum)
-                    task_offset_sums_item.partition = 0
-                    task_offset_sums_item.offset_sum = 0
-                    task_offset_sums_item.named_topology = ''
-                    field = "topic_group_id"
-                    (task_offset_sums_item.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
-                    pos += 4
-                    field = "partition_to_offset_sum[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
-                    if partition_to_offset_sum_n < 0:
-                        raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
-                        partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
-                        if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
-                            for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
-                                partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
-                                partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
-                                partition_to_offset_sum_item.unknown_tagged_fields = ()
-                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
-                            pos = partition_to_offset_sum_end
-                        else:
-                            for index in range(partition_to_offset_sum_n):
-                                partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
-                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
-                        task_offset_sums_item.partition_to_offset_sum = partition_to_offset_sum_items
-                    task_offset_sums_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "task_offset_sums[]", task_offset_sums_index
-                    raise failure from None
+            for index in range(task_offset_sums_n):
+                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
                 task_offset_sums_items.append(task_offset_sums_item)
-            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1141,7 +1103,6 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
     data.error_code = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "version, latest_supported_version"
         data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
@@ -1159,46 +1120,9 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for task_offset_sums_index in range(task_offset_sums_n):
-                try:
-                    task_offset_sums_item = blank_instance(TaskOffsetSum)
-                    task_offset_sums_item.partition = 0
-                    task_offset_sums_item.offset_sum = 0
-                    task_offset_sums_item.named_topology = ''
-                    field = "topic_group_id"
-                    (task_offset_sums_item.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
-                    pos += 4
-                    field = "partition_to_offset_sum[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
-                    if partition_to_offset_sum_n < 0:
-                        raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
-                        partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
-                        if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
-                            for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
-                                partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
-                                partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
-                                partition_to_offset_sum_item.unknown_tagged_fields = ()
-                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
-                            pos = partition_to_offset_sum_end
-                        else:
-                            for index in range(partition_to_offset_sum_n):
-                                partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
-                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
-                        task_offset_sums_item.partition_to_offset_sum = partition_to_offset_sum_items
-                    task_offset_sums_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "task_offset_sums[]", task_offset_sums_index
-                    raise failure from None
+            for index in range(task_offset_sums_n):
+                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
                 task_offset_sums_items.append(task_offset_sums_item)
-            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field"
         (data.unique_field,) = _unpack_SubscriptionInfoData_unique_field(buf, pos)
@@ -1264,7 +1188,6 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
     data = blank_instance(SubscriptionInfoData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "version, latest_supported_version"
         data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
@@ -1282,46 +1205,9 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for task_offset_sums_index in range(task_offset_sums_n):
-                try:
-                    task_offset_sums_item = blank_instance(TaskOffsetSum)
-                    task_offset_sums_item.partition = 0
-                    task_offset_sums_item.offset_sum = 0
-                    task_offset_sums_item.named_topology = ''
-                    field = "topic_group_id"
-                    (task_offset_sums_item.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
-                    pos += 4
-                    field = "partition_to_offset_sum[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
-                    if partition_to_offset_sum_n < 0:
-                        raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
-                        partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
-                        if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
-                            for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
-                                partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
-                                partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
-                                partition_to_offset_sum_item.unknown_tagged_fields = ()
-                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
-                            pos = partition_to_offset_sum_end
-                        else:
-                            for index in range(partition_to_offset_sum_n):
-                                partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
-                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
-                        task_offset_sums_item.partition_to_offset_sum = partition_to_offset_sum_items
-                    task_offset_sums_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "task_offset_sums[]", task_offset_sums_index
-                    raise failure from None
+            for index in range(task_offset_sums_n):
+                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
                 task_offset_sums_items.append(task_offset_sums_item)
-            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field, error_code"
         data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
@@ -1402,21 +1288,9 @@ def _read_SubscriptionInfoData_v10(buf: bytes, pos: int) -> tuple[SubscriptionIn
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for task_offset_sums_index in range(task_offset_sums_n):
-                try:
-                    task_offset_sums_item = blank_instance(TaskOffsetSum)
-                    field = "topic_group_id, partition, offset_sum"
-                    task_offset_sums_item.topic_group_id, task_offset_sums_item.partition, task_offset_sums_item.offset_sum = _unpack_TaskOffsetSum_topic_group_id_to_offset_sum(buf, pos)
-                    pos += 16
-                    field = "named_topology"
-                    task_offset_sums_item.named_topology, pos = _w.read_string(buf, pos)
-                    task_offset_sums_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "task_offset_sums[]", task_offset_sums_index
-                    raise failure from None
+            for index in range(task_offset_sums_n):
+                task_offset_sums_item, pos = _read_TaskOffsetSum_v10_11(buf, pos)
                 task_offset_sums_items.append(task_offset_sums_item)
-            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field, error_code"
         data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
@@ -1497,21 +1371,9 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for task_offset_sums_index in range(task_offset_sums_n):
-                try:
-                    task_offset_sums_item = blank_instance(TaskOffsetSum)
-                    field = "topic_group_id, partition, offset_sum"
-                    task_offset_sums_item.topic_group_id, task_offset_sums_item.partition, task_offset_sums_item.offset_sum = _unpack_TaskOffsetSum_topic_group_id_to_offset_sum(buf, pos)
-                    pos += 16
-                    field = "named_topology"
-                    task_offset_sums_item.named_topology, pos = _w.read_string(buf, pos)
-                    task_offset_sums_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "task_offset_sums[]", task_offset_sums_index
-                    raise failure from None
+            for index in range(task_offset_sums_n):
+                task_offset_sums_item, pos = _read_TaskOffsetSum_v10_11(buf, pos)
                 task_offset_sums_items.append(task_offset_sums_item)
-            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field, error_code"
         data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
@@ -1525,20 +1387,9 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             client_tags_items: list[ClientTag] = []
-            for client_tags_index in range(client_tags_n):
-                try:
-                    client_tags_item = blank_instance(ClientTag)
-                    field = "key"
-                    client_tags_item.key, pos = _w.read_bytes_nn(buf, pos)
-                    field = "value"
-                    client_tags_item.value, pos = _w.read_bytes_nn(buf, pos)
-                    client_tags_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "client_tags[]", client_tags_index
-                    raise failure from None
+            for index in range(client_tags_n):
+                client_tags_item, pos = _read_ClientTag_v11(buf, pos)
                 client_tags_items.append(client_tags_item)
-            field, index = "client_tags[]", client_tags_index  # as the last call would have left them
             data.client_tags = client_tags_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:

@@ -219,20 +219,9 @@ def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGro
     assignment = blank_instance(SyncGroupRequestAssignment)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            assignment.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                assignment.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                assignment.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        assignment.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "assignment"
         assignment.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
@@ -252,12 +241,7 @@ def _write_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignmen
         field = "member_id"
         if assignment.member_id is None:
             raise EncodeError("field member_id is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)")
-        member_id_utf8 = assignment.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, assignment.member_id)
+        _w.write_compact_string(out, assignment.member_id)
         field = "assignment"
         if assignment.assignment is None:
             raise EncodeError("field assignment is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)")
@@ -308,20 +292,9 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(SyncGroupRequestAssignment)
-                    field = "member_id"
-                    assignments_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "assignment"
-                    assignments_item.assignment, pos = _w.read_bytes_nn(buf, pos)
-                    assignments_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
+            for index in range(assignments_n):
+                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
                 assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -399,20 +372,9 @@ def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(SyncGroupRequestAssignment)
-                    field = "member_id"
-                    assignments_item.member_id, pos = _w.read_string_nn(buf, pos)
-                    field = "assignment"
-                    assignments_item.assignment, pos = _w.read_bytes_nn(buf, pos)
-                    assignments_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
+            for index in range(assignments_n):
+                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
                 assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -472,96 +434,29 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     request.protocol_name = None
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation_id"
         (request.generation_id,) = _unpack_SyncGroupRequest_generation_id(buf, pos)
         pos += 4
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            request.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            request.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
-        assignments_n = buf[pos] - 1
-        if assignments_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        assignments_n, pos = _w.read_count(buf, pos, True)
+        if assignments_n < 0:
+            raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                assignments_n, pos = _w.read_count(buf, pos, True)
-            if assignments_n < 0:
-                raise DecodeError("non-nullable field assignments was null", offset=pos)
-            elif assignments_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                assignments_items: list[SyncGroupRequestAssignment] = []
-                for assignments_index in range(assignments_n):
-                    try:
-                        assignments_item = blank_instance(SyncGroupRequestAssignment)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            assignments_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                assignments_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "assignment"
-                        assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            assignments_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "assignments[]", assignments_index
-                        raise failure from None
-                    assignments_items.append(assignments_item)
-                field, index = "assignments[]", assignments_index  # as the last call would have left them
-                request.assignments = assignments_items
+            assignments_items: list[SyncGroupRequestAssignment] = []
+            for index in range(assignments_n):
+                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
+                assignments_items.append(assignments_item)
+            request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -579,33 +474,19 @@ def _write_SyncGroupRequest_v4(request: SyncGroupRequest, out: bytearray) -> Non
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
             raise EncodeError("field member_id is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        member_id_utf8 = request.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "assignments[]"
         assignments_items = request.assignments
         if assignments_items is None:
                 raise EncodeError("field assignments is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(assignments_items) + 1)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         else:
             _w.write_count(out, len(assignments_items), True)
             for assignments_item in assignments_items:
@@ -644,126 +525,33 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     request = blank_instance(SyncGroupRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation_id"
         (request.generation_id,) = _unpack_SyncGroupRequest_generation_id(buf, pos)
         pos += 4
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            request.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            request.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            request.protocol_type = ""
-            pos += 1
-        elif protocol_type_n == 0:  # null
-            request.protocol_type = None
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                request.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                request.protocol_type, pos = _w.read_compact_string(buf, pos)
+        request.protocol_type, pos = _w.read_compact_string(buf, pos)
         field = "protocol_name"
-        protocol_name_n = buf[pos]  # the length + 1
-        if protocol_name_n == 1:  # the empty string
-            request.protocol_name = ""
-            pos += 1
-        elif protocol_name_n == 0:  # null
-            request.protocol_name = None
-            pos += 1
-        else:
-            protocol_name_end = pos + protocol_name_n
-            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
-                request.protocol_name = buf[pos + 1:protocol_name_end].decode()
-                pos = protocol_name_end
-            else:
-                request.protocol_name, pos = _w.read_compact_string(buf, pos)
+        request.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
-        assignments_n = buf[pos] - 1
-        if assignments_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        assignments_n, pos = _w.read_count(buf, pos, True)
+        if assignments_n < 0:
+            raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                assignments_n, pos = _w.read_count(buf, pos, True)
-            if assignments_n < 0:
-                raise DecodeError("non-nullable field assignments was null", offset=pos)
-            elif assignments_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                assignments_items: list[SyncGroupRequestAssignment] = []
-                for assignments_index in range(assignments_n):
-                    try:
-                        assignments_item = blank_instance(SyncGroupRequestAssignment)
-                        field = "member_id"
-                        member_id_n = buf[pos]  # the length + 1
-                        if member_id_n == 1:  # the empty string
-                            assignments_item.member_id = ""
-                            pos += 1
-                        else:
-                            member_id_end = pos + member_id_n
-                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                                assignments_item.member_id = buf[pos + 1:member_id_end].decode()
-                                pos = member_id_end
-                            else:
-                                assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "assignment"
-                        assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            assignments_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "assignments[]", assignments_index
-                        raise failure from None
-                    assignments_items.append(assignments_item)
-                field, index = "assignments[]", assignments_index  # as the last call would have left them
-                request.assignments = assignments_items
+            assignments_items: list[SyncGroupRequestAssignment] = []
+            for index in range(assignments_n):
+                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
+                assignments_items.append(assignments_item)
+            request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -781,23 +569,13 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
         if request.member_id is None:
             raise EncodeError("field member_id is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        member_id_utf8 = request.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
@@ -808,10 +586,6 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
         assignments_items = request.assignments
         if assignments_items is None:
                 raise EncodeError("field assignments is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(assignments_items) + 1)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         else:
             _w.write_count(out, len(assignments_items), True)
             for assignments_item in assignments_items:

@@ -248,41 +248,14 @@ def _read_SyncGroupResponse_v5(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
     response = blank_instance(SyncGroupResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_SyncGroupResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "protocol_type"
-        protocol_type_n = buf[pos]  # the length + 1
-        if protocol_type_n == 1:  # the empty string
-            response.protocol_type = ""
-            pos += 1
-        elif protocol_type_n == 0:  # null
-            response.protocol_type = None
-            pos += 1
-        else:
-            protocol_type_end = pos + protocol_type_n
-            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                response.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                pos = protocol_type_end
-            else:
-                response.protocol_type, pos = _w.read_compact_string(buf, pos)
+        response.protocol_type, pos = _w.read_compact_string(buf, pos)
         field = "protocol_name"
-        protocol_name_n = buf[pos]  # the length + 1
-        if protocol_name_n == 1:  # the empty string
-            response.protocol_name = ""
-            pos += 1
-        elif protocol_name_n == 0:  # null
-            response.protocol_name = None
-            pos += 1
-        else:
-            protocol_name_end = pos + protocol_name_n
-            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
-                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-                pos = protocol_name_end
-            else:
-                response.protocol_name, pos = _w.read_compact_string(buf, pos)
+        response.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "assignment"
         response.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"

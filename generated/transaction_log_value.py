@@ -31,9 +31,6 @@ _unpack_TransactionLogValue_client_transaction_version = struct.Struct(">h").unp
 _pack_TransactionLogValue_client_transaction_version = struct.Struct(">h").pack
 _unpack_TransactionLogValue_next_producer_epoch = struct.Struct(">h").unpack_from
 _pack_TransactionLogValue_next_producer_epoch = struct.Struct(">h").pack
-_unpack_TransactionLogValue_producer_id_to_transaction_start_timestamp_ms = struct.Struct(">qhibBqq").unpack_from
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class PartitionsSchema(GeneratedStruct):
@@ -274,35 +271,15 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
     schema = blank_instance(PartitionsSchema)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic"
-        topic_n = buf[pos]  # the length + 1
-        if topic_n == 1:  # the empty string
-            schema.topic = ""
-            pos += 1
-        else:
-            topic_end = pos + topic_n
-            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                schema.topic = buf[pos + 1:topic_end].decode()
-                pos = topic_end
-            else:
-                schema.topic, pos = _w.read_compact_string_nn(buf, pos)
+        schema.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_ids"
-        partition_ids_n = buf[pos] - 1
-        if partition_ids_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_ids_n, pos = _w.read_count(buf, pos, True)
+        if partition_ids_n < 0:
+            raise DecodeError("non-nullable field partition_ids was null", offset=pos)
         else:
-            partition_ids_end = pos + 1 + partition_ids_n * 4
-            if 0 < partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array
-                schema.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partition_ids_end
-            else:
-                partition_ids_n, pos = _w.read_count(buf, pos, True)
-                if partition_ids_n < 0:
-                    raise DecodeError("non-nullable field partition_ids was null", offset=pos)
-                else:
-                    schema.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
+            schema.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -320,19 +297,11 @@ def _write_PartitionsSchema_v1(schema: PartitionsSchema, out: bytearray) -> None
         field = "topic"
         if schema.topic is None:
             raise EncodeError("field topic is null, which PartitionsSchema version 1 does not allow (never nullable)")
-        topic_utf8 = schema.topic.encode()
-        if len(topic_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_utf8) + 1)
-            out += topic_utf8
-        else:
-            _w.write_compact_string(out, schema.topic)
+        _w.write_compact_string(out, schema.topic)
         field = "partition_ids"
         partition_ids_items = schema.partition_ids
         if partition_ids_items is None:
                 raise EncodeError("field partition_ids is null, which PartitionsSchema version 1 does not allow (never nullable)")
-        elif len(partition_ids_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_ids_items) + 1)
-            out += _pack_int32s[len(partition_ids_items)](*partition_ids_items)
         else:
             _w.write_count(out, len(partition_ids_items), True)
             _w.write_fixed_array(out, partition_ids_items, "i")
@@ -384,24 +353,9 @@ def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogVa
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
-            for transaction_partitions_index in range(transaction_partitions_n):
-                try:
-                    transaction_partitions_item = blank_instance(PartitionsSchema)
-                    field = "topic"
-                    transaction_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_ids"
-                    partition_ids_n, pos = _w.read_count(buf, pos, False)
-                    if partition_ids_n < 0:
-                        raise DecodeError("non-nullable field partition_ids was null", offset=pos)
-                    else:
-                        transaction_partitions_item.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
-                    transaction_partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "transaction_partitions[]", transaction_partitions_index
-                    raise failure from None
+            for index in range(transaction_partitions_n):
+                transaction_partitions_item, pos = _read_PartitionsSchema_v0(buf, pos)
                 transaction_partitions_items.append(transaction_partitions_item)
-            field, index = "transaction_partitions[]", transaction_partitions_index  # as the last call would have left them
             value.transaction_partitions = transaction_partitions_items
         field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(buf, pos)
@@ -463,79 +417,26 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
     value.next_producer_epoch = -1
     field = ""
     index = 0
-    size = len(buf)
     try:
-        if pos + 32 <= size and buf[pos + 15] <= 1:  # the usual case: transaction_partitions null or empty, read with the runs around it
-            value.producer_id, value.producer_epoch, value.transaction_timeout_ms, value.transaction_status, transaction_partitions_byte, value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_producer_id_to_transaction_start_timestamp_ms(buf, pos)
-            if transaction_partitions_byte == 0:  # null
-                value.transaction_partitions = None
-            pos += 32
+        field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
+        value.producer_id, value.producer_epoch, value.transaction_timeout_ms, value.transaction_status = _unpack_TransactionLogValue_producer_id_to_transaction_status(buf, pos)
+        pos += 15
+        field = "transaction_partitions[]"
+        index = -1  # no element yet: an error in the count names the array itself
+        transaction_partitions_n, pos = _w.read_count(buf, pos, True)
+        if transaction_partitions_n < 0:
+            value.transaction_partitions = None
+        elif transaction_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
-            value.producer_id, value.producer_epoch, value.transaction_timeout_ms, value.transaction_status = _unpack_TransactionLogValue_producer_id_to_transaction_status(buf, pos)
-            pos += 15
-            field = "transaction_partitions[]"
-            index = -1  # no element yet: an error in the count names the array itself
-            transaction_partitions_n = buf[pos] - 1
-            if transaction_partitions_n == 0:  # empty: a count byte of 1
-                pos += 1  # the field is left unset
-            else:
-                if transaction_partitions_n < 0x7F and transaction_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                    pos += 1
-                else:
-                    transaction_partitions_n, pos = _w.read_count(buf, pos, True)
-                if transaction_partitions_n < 0:
-                    value.transaction_partitions = None
-                elif transaction_partitions_n == 0:  # no element: no loop to set up
-                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                else:
-                    transaction_partitions_items: list[PartitionsSchema] = []
-                    for transaction_partitions_index in range(transaction_partitions_n):
-                        try:
-                            transaction_partitions_item = blank_instance(PartitionsSchema)
-                            field = "topic"
-                            topic_n = buf[pos]  # the length + 1
-                            if topic_n == 1:  # the empty string
-                                transaction_partitions_item.topic = ""
-                                pos += 1
-                            else:
-                                topic_end = pos + topic_n
-                                if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
-                                    transaction_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                                    pos = topic_end
-                                else:
-                                    transaction_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                            field = "partition_ids"
-                            partition_ids_n = buf[pos] - 1
-                            if partition_ids_n == 0:  # empty: a count byte of 1
-                                pos += 1  # the field is left unset
-                            else:
-                                partition_ids_end = pos + 1 + partition_ids_n * 4
-                                if 0 < partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array
-                                    transaction_partitions_item.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partition_ids_end
-                                else:
-                                    partition_ids_n, pos = _w.read_count(buf, pos, True)
-                                    if partition_ids_n < 0:
-                                        raise DecodeError("non-nullable field partition_ids was null", offset=pos)
-                                    else:
-                                        transaction_partitions_item.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
-                            field = "(tagged fields)"
-                            if buf[pos] == 0:
-                                pos += 1
-                                transaction_partitions_item.unknown_tagged_fields = ()
-                            else:  # tags these versions do not know, kept as they came
-                                transaction_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                        except _w.DECODE_FAILURES as error:
-                            failure = _w.decode_failure(error, field, index, pos)
-                            field, index = "transaction_partitions[]", transaction_partitions_index
-                            raise failure from None
-                        transaction_partitions_items.append(transaction_partitions_item)
-                    field, index = "transaction_partitions[]", transaction_partitions_index  # as the last call would have left them
-                    value.transaction_partitions = transaction_partitions_items
-            field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
-            value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(buf, pos)
-            pos += 16
+            transaction_partitions_items: list[PartitionsSchema] = []
+            for index in range(transaction_partitions_n):
+                transaction_partitions_item, pos = _read_PartitionsSchema_v1(buf, pos)
+                transaction_partitions_items.append(transaction_partitions_item)
+            value.transaction_partitions = transaction_partitions_items
+        field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
+        value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(buf, pos)
+        pos += 16
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -597,10 +498,6 @@ def _write_TransactionLogValue_v1(value: TransactionLogValue, out: bytearray) ->
         transaction_partitions_items = value.transaction_partitions
         if transaction_partitions_items is None:
             _w.write_count(out, None, True)
-        elif len(transaction_partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(transaction_partitions_items) + 1)
-            for transaction_partitions_item in transaction_partitions_items:
-                _write_PartitionsSchema_v1(transaction_partitions_item, out)
         else:
             _w.write_count(out, len(transaction_partitions_items), True)
             for transaction_partitions_item in transaction_partitions_items:

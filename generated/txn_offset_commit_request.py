@@ -329,26 +329,12 @@ def _read_TxnOffsetCommitRequestPartition_v3_5(buf: bytes, pos: int) -> tuple[Tx
     partition = blank_instance(TxnOffsetCommitRequestPartition)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, committed_offset, committed_leader_epoch"
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "committed_metadata"
-        committed_metadata_n = buf[pos]  # the length + 1
-        if committed_metadata_n == 1:  # the empty string
-            partition.committed_metadata = ""
-            pos += 1
-        elif committed_metadata_n == 0:  # null
-            partition.committed_metadata = None
-            pos += 1
-        else:
-            committed_metadata_end = pos + committed_metadata_n
-            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                partition.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                pos = committed_metadata_end
-            else:
-                partition.committed_metadata, pos = _w.read_compact_string(buf, pos)
+        partition.committed_metadata, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -404,22 +390,9 @@ def _read_TxnOffsetCommitRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[TxnOff
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                    partitions_item.committed_leader_epoch = -1
-                    field = "partition_index, committed_offset"
-                    partitions_item.partition_index, partitions_item.committed_offset = _unpack_TxnOffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
-                    pos += 12
-                    field = "committed_metadata"
-                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_TxnOffsetCommitRequestPartition_v0_1(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -479,21 +452,9 @@ def _read_TxnOffsetCommitRequestTopic_v2(buf: bytes, pos: int) -> tuple[TxnOffse
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                    field = "partition_index, committed_offset, committed_leader_epoch"
-                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "committed_metadata"
-                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                    partitions_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
+            for index in range(partitions_n):
+                partitions_item, pos = _read_TxnOffsetCommitRequestPartition_v2(buf, pos)
                 partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -541,70 +502,22 @@ def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOff
     topic = blank_instance(TxnOffsetCommitRequestTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[TxnOffsetCommitRequestPartition] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                        field = "partition_index, committed_offset, committed_leader_epoch"
-                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                        pos += 16
-                        field = "committed_metadata"
-                        committed_metadata_n = buf[pos]  # the length + 1
-                        if committed_metadata_n == 1:  # the empty string
-                            partitions_item.committed_metadata = ""
-                            pos += 1
-                        elif committed_metadata_n == 0:  # null
-                            partitions_item.committed_metadata = None
-                            pos += 1
-                        else:
-                            committed_metadata_end = pos + committed_metadata_n
-                            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                                partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                                pos = committed_metadata_end
-                            else:
-                                partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                topic.partitions = partitions_items
+            partitions_items: list[TxnOffsetCommitRequestPartition] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_TxnOffsetCommitRequestPartition_v3_5(buf, pos)
+                partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -622,20 +535,11 @@ def _write_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic, 
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitRequestPartition_v3_5(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -692,44 +596,9 @@ def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCo
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TxnOffsetCommitRequestTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[TxnOffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                                partitions_item.committed_leader_epoch = -1
-                                field = "partition_index, committed_offset"
-                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_TxnOffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
-                                pos += 12
-                                field = "committed_metadata"
-                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_TxnOffsetCommitRequestTopic_v0_1(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -810,43 +679,9 @@ def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetComm
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TxnOffsetCommitRequestTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[TxnOffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                                field = "partition_index, committed_offset, committed_leader_epoch"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "committed_metadata"
-                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
-                                partitions_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_TxnOffsetCommitRequestTopic_v2(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -907,156 +742,31 @@ def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCo
     request = blank_instance(TxnOffsetCommitRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_n = buf[pos]  # the length + 1
-        if transactional_id_n == 1:  # the empty string
-            request.transactional_id = ""
-            pos += 1
-        else:
-            transactional_id_end = pos + transactional_id_n
-            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                pos = transactional_id_end
-            else:
-                request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch, generation_id"
         request.producer_id, request.producer_epoch, request.generation_id = _unpack_TxnOffsetCommitRequest_producer_id_to_generation_id(buf, pos)
         pos += 14
         field = "member_id"
-        member_id_n = buf[pos]  # the length + 1
-        if member_id_n == 1:  # the empty string
-            request.member_id = ""
-            pos += 1
-        else:
-            member_id_end = pos + member_id_n
-            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
-                request.member_id = buf[pos + 1:member_id_end].decode()
-                pos = member_id_end
-            else:
-                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_n = buf[pos]  # the length + 1
-        if group_instance_id_n == 1:  # the empty string
-            request.group_instance_id = ""
-            pos += 1
-        elif group_instance_id_n == 0:  # null
-            request.group_instance_id = None
-            pos += 1
-        else:
-            group_instance_id_end = pos + group_instance_id_n
-            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                pos = group_instance_id_end
-            else:
-                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TxnOffsetCommitRequestTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TxnOffsetCommitRequestTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[TxnOffsetCommitRequestPartition] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                                        field = "partition_index, committed_offset, committed_leader_epoch"
-                                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                                        pos += 16
-                                        field = "committed_metadata"
-                                        committed_metadata_n = buf[pos]  # the length + 1
-                                        if committed_metadata_n == 1:  # the empty string
-                                            partitions_item.committed_metadata = ""
-                                            pos += 1
-                                        elif committed_metadata_n == 0:  # null
-                                            partitions_item.committed_metadata = None
-                                            pos += 1
-                                        else:
-                                            committed_metadata_end = pos + committed_metadata_n
-                                            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                                                partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                                                pos = committed_metadata_end
-                                            else:
-                                                partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[TxnOffsetCommitRequestTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TxnOffsetCommitRequestTopic_v3_5(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1074,42 +784,23 @@ def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: byt
         field = "transactional_id"
         if request.transactional_id is None:
             raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        transactional_id_utf8 = request.transactional_id.encode()
-        if len(transactional_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(transactional_id_utf8) + 1)
-            out += transactional_id_utf8
-        else:
-            _w.write_compact_string(out, request.transactional_id)
+        _w.write_compact_string(out, request.transactional_id)
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "producer_id, producer_epoch, generation_id"
         out += _pack_TxnOffsetCommitRequest_producer_id_to_generation_id(request.producer_id, request.producer_epoch, request.generation_id)
         field = "member_id"
         if request.member_id is None:
             raise EncodeError("field member_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        member_id_utf8 = request.member_id.encode()
-        if len(member_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(member_id_utf8) + 1)
-            out += member_id_utf8
-        else:
-            _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, request.member_id)
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitRequestTopic_v3_5(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -349,48 +349,31 @@ def _read_TxnOffsetCommitResponseTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOf
     size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[TxnOffsetCommitResponsePartition] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 7
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                for partitions_row in _rows_TxnOffsetCommitResponsePartition_v3_5(partitions_rows):
+                    partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
+                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[TxnOffsetCommitResponsePartition] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 7
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                    for partitions_row in _rows_TxnOffsetCommitResponsePartition_v3_5(partitions_rows):
-                        partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
-                        partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_TxnOffsetCommitResponsePartition_v3_5(buf, pos)
-                        partitions_items.append(partitions_item)
-                topic.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_TxnOffsetCommitResponsePartition_v3_5(buf, pos)
+                    partitions_items.append(partitions_item)
+            topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -408,20 +391,11 @@ def _write_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "partitions[]"
         partitions_items = topic.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitResponsePartition_v3_5(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -458,7 +432,6 @@ def _read_TxnOffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetC
     response = blank_instance(TxnOffsetCommitResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_TxnOffsetCommitResponse_throttle_time_ms(buf, pos)
@@ -472,42 +445,9 @@ def _read_TxnOffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetC
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TxnOffsetCommitResponseTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TxnOffsetCommitResponseTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[TxnOffsetCommitResponsePartition] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 6
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 6:
-                            for partitions_row in _rows_TxnOffsetCommitResponsePartition_v0_2(partitions_rows):
-                                partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
-                                partitions_item.partition_index, partitions_item.error_code = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_TxnOffsetCommitResponsePartition_v0_2(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_TxnOffsetCommitResponseTopic_v0_2(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -552,86 +492,23 @@ def _read_TxnOffsetCommitResponse_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetC
     response = blank_instance(TxnOffsetCommitResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_TxnOffsetCommitResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[TxnOffsetCommitResponseTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(TxnOffsetCommitResponseTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[TxnOffsetCommitResponsePartition] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 7
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                                    for partitions_row in _rows_TxnOffsetCommitResponsePartition_v3_5(partitions_rows):
-                                        partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
-                                        partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_TxnOffsetCommitResponsePartition_v3_5(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                response.topics = topics_items
+            topics_items: list[TxnOffsetCommitResponseTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_TxnOffsetCommitResponseTopic_v3_5(buf, pos)
+                topics_items.append(topics_item)
+            response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -652,10 +529,6 @@ def _write_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse, out: 
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which TxnOffsetCommitResponse versions 3-5 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitResponseTopic_v3_5(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

@@ -94,26 +94,12 @@ def _read_UnregisterBrokerResponse_v0(buf: bytes, pos: int) -> tuple[UnregisterB
     response = blank_instance(UnregisterBrokerResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_UnregisterBrokerResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

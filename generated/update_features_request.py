@@ -168,20 +168,9 @@ def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, i
     key.upgrade_type = 1
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "feature"
-        feature_n = buf[pos]  # the length + 1
-        if feature_n == 1:  # the empty string
-            key.feature = ""
-            pos += 1
-        else:
-            feature_end = pos + feature_n
-            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
-                key.feature = buf[pos + 1:feature_end].decode()
-                pos = feature_end
-            else:
-                key.feature, pos = _w.read_compact_string_nn(buf, pos)
+        key.feature, pos = _w.read_compact_string_nn(buf, pos)
         field = "max_version_level, allow_downgrade"
         key.max_version_level, key.allow_downgrade = _unpack_FeatureUpdateKey_max_version_level_allow_downgrade(buf, pos)
         pos += 3
@@ -204,12 +193,7 @@ def _write_FeatureUpdateKey_v0(key: FeatureUpdateKey, out: bytearray) -> None:
         field = "feature"
         if key.feature is None:
             raise EncodeError("field feature is null, which FeatureUpdateKey version 0 does not allow (never nullable)")
-        feature_utf8 = key.feature.encode()
-        if len(feature_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(feature_utf8) + 1)
-            out += feature_utf8
-        else:
-            _w.write_compact_string(out, key.feature)
+        _w.write_compact_string(out, key.feature)
         field = "max_version_level, allow_downgrade"
         out += _pack_FeatureUpdateKey_max_version_level_allow_downgrade(key.max_version_level, key.allow_downgrade)
         field = "(tagged fields)"
@@ -238,20 +222,9 @@ def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey,
     key.allow_downgrade = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "feature"
-        feature_n = buf[pos]  # the length + 1
-        if feature_n == 1:  # the empty string
-            key.feature = ""
-            pos += 1
-        else:
-            feature_end = pos + feature_n
-            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
-                key.feature = buf[pos + 1:feature_end].decode()
-                pos = feature_end
-            else:
-                key.feature, pos = _w.read_compact_string_nn(buf, pos)
+        key.feature, pos = _w.read_compact_string_nn(buf, pos)
         field = "max_version_level, upgrade_type"
         key.max_version_level, key.upgrade_type = _unpack_FeatureUpdateKey_max_version_level_upgrade_type(buf, pos)
         pos += 3
@@ -274,12 +247,7 @@ def _write_FeatureUpdateKey_v1_2(key: FeatureUpdateKey, out: bytearray) -> None:
         field = "feature"
         if key.feature is None:
             raise EncodeError("field feature is null, which FeatureUpdateKey versions 1-2 do not allow (never nullable)")
-        feature_utf8 = key.feature.encode()
-        if len(feature_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(feature_utf8) + 1)
-            out += feature_utf8
-        else:
-            _w.write_compact_string(out, key.feature)
+        _w.write_compact_string(out, key.feature)
         field = "max_version_level, upgrade_type"
         out += _pack_FeatureUpdateKey_max_version_level_upgrade_type(key.max_version_level, key.upgrade_type)
         field = "(tagged fields)"
@@ -308,59 +276,23 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
     request.validate_only = False
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_UpdateFeaturesRequest_timeout_ms(buf, pos)
         pos += 4
         field = "feature_updates[]"
         index = -1  # no element yet: an error in the count names the array itself
-        feature_updates_n = buf[pos] - 1
-        if feature_updates_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        feature_updates_n, pos = _w.read_count(buf, pos, True)
+        if feature_updates_n < 0:
+            raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+        elif feature_updates_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if feature_updates_n < 0x7F and feature_updates_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                feature_updates_n, pos = _w.read_count(buf, pos, True)
-            if feature_updates_n < 0:
-                raise DecodeError("non-nullable field feature_updates was null", offset=pos)
-            elif feature_updates_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
-                for feature_updates_index in range(feature_updates_n):
-                    try:
-                        feature_updates_item = blank_instance(FeatureUpdateKey)
-                        feature_updates_item.upgrade_type = 1
-                        field = "feature"
-                        feature_n = buf[pos]  # the length + 1
-                        if feature_n == 1:  # the empty string
-                            feature_updates_item.feature = ""
-                            pos += 1
-                        else:
-                            feature_end = pos + feature_n
-                            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
-                                feature_updates_item.feature = buf[pos + 1:feature_end].decode()
-                                pos = feature_end
-                            else:
-                                feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "max_version_level, allow_downgrade"
-                        feature_updates_item.max_version_level, feature_updates_item.allow_downgrade = _unpack_FeatureUpdateKey_max_version_level_allow_downgrade(buf, pos)
-                        pos += 3
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            feature_updates_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            feature_updates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "feature_updates[]", feature_updates_index
-                        raise failure from None
-                    feature_updates_items.append(feature_updates_item)
-                field, index = "feature_updates[]", feature_updates_index  # as the last call would have left them
-                request.feature_updates = feature_updates_items
+            feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
+            for index in range(feature_updates_n):
+                feature_updates_item, pos = _read_FeatureUpdateKey_v0(buf, pos)
+                feature_updates_items.append(feature_updates_item)
+            request.feature_updates = feature_updates_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -383,10 +315,6 @@ def _write_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest, out: bytearr
         feature_updates_items = request.feature_updates
         if feature_updates_items is None:
                 raise EncodeError("field feature_updates is null, which UpdateFeaturesRequest version 0 does not allow (never nullable)")
-        elif len(feature_updates_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(feature_updates_items) + 1)
-            for feature_updates_item in feature_updates_items:
-                _write_FeatureUpdateKey_v0(feature_updates_item, out)
         else:
             _w.write_count(out, len(feature_updates_items), True)
             for feature_updates_item in feature_updates_items:
@@ -422,59 +350,23 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
     request = blank_instance(UpdateFeaturesRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_UpdateFeaturesRequest_timeout_ms(buf, pos)
         pos += 4
         field = "feature_updates[]"
         index = -1  # no element yet: an error in the count names the array itself
-        feature_updates_n = buf[pos] - 1
-        if feature_updates_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        feature_updates_n, pos = _w.read_count(buf, pos, True)
+        if feature_updates_n < 0:
+            raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+        elif feature_updates_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if feature_updates_n < 0x7F and feature_updates_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                feature_updates_n, pos = _w.read_count(buf, pos, True)
-            if feature_updates_n < 0:
-                raise DecodeError("non-nullable field feature_updates was null", offset=pos)
-            elif feature_updates_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
-                for feature_updates_index in range(feature_updates_n):
-                    try:
-                        feature_updates_item = blank_instance(FeatureUpdateKey)
-                        feature_updates_item.allow_downgrade = False
-                        field = "feature"
-                        feature_n = buf[pos]  # the length + 1
-                        if feature_n == 1:  # the empty string
-                            feature_updates_item.feature = ""
-                            pos += 1
-                        else:
-                            feature_end = pos + feature_n
-                            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
-                                feature_updates_item.feature = buf[pos + 1:feature_end].decode()
-                                pos = feature_end
-                            else:
-                                feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "max_version_level, upgrade_type"
-                        feature_updates_item.max_version_level, feature_updates_item.upgrade_type = _unpack_FeatureUpdateKey_max_version_level_upgrade_type(buf, pos)
-                        pos += 3
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            feature_updates_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            feature_updates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "feature_updates[]", feature_updates_index
-                        raise failure from None
-                    feature_updates_items.append(feature_updates_item)
-                field, index = "feature_updates[]", feature_updates_index  # as the last call would have left them
-                request.feature_updates = feature_updates_items
+            feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
+            for index in range(feature_updates_n):
+                feature_updates_item, pos = _read_FeatureUpdateKey_v1_2(buf, pos)
+                feature_updates_items.append(feature_updates_item)
+            request.feature_updates = feature_updates_items
         field = "validate_only"
         (request.validate_only,) = _unpack_UpdateFeaturesRequest_validate_only(buf, pos)
         pos += 1
@@ -498,10 +390,6 @@ def _write_UpdateFeaturesRequest_v1_2(request: UpdateFeaturesRequest, out: bytea
         feature_updates_items = request.feature_updates
         if feature_updates_items is None:
                 raise EncodeError("field feature_updates is null, which UpdateFeaturesRequest versions 1-2 do not allow (never nullable)")
-        elif len(feature_updates_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(feature_updates_items) + 1)
-            for feature_updates_item in feature_updates_items:
-                _write_FeatureUpdateKey_v1_2(feature_updates_item, out)
         else:
             _w.write_count(out, len(feature_updates_items), True)
             for feature_updates_item in feature_updates_items:

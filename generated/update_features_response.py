@@ -164,38 +164,14 @@ def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFe
     result = blank_instance(UpdatableFeatureResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "feature"
-        feature_n = buf[pos]  # the length + 1
-        if feature_n == 1:  # the empty string
-            result.feature = ""
-            pos += 1
-        else:
-            feature_end = pos + feature_n
-            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
-                result.feature = buf[pos + 1:feature_end].decode()
-                pos = feature_end
-            else:
-                result.feature, pos = _w.read_compact_string_nn(buf, pos)
+        result.feature, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_UpdatableFeatureResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -213,12 +189,7 @@ def _write_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult, out: byte
         field = "feature"
         if result.feature is None:
             raise EncodeError("field feature is null, which UpdatableFeatureResult versions 0-1 do not allow (never nullable)")
-        feature_utf8 = result.feature.encode()
-        if len(feature_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(feature_utf8) + 1)
-            out += feature_utf8
-        else:
-            _w.write_compact_string(out, result.feature)
+        _w.write_compact_string(out, result.feature)
         field = "error_code"
         out += _pack_UpdatableFeatureResult_error_code(result.error_code)
         field = "error_message"
@@ -249,88 +220,25 @@ def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeatu
     response = blank_instance(UpdateFeaturesResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_UpdateFeaturesResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: KeyedList[UpdatableFeatureResult] = KeyedList()
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(UpdatableFeatureResult)
-                        field = "feature"
-                        feature_n = buf[pos]  # the length + 1
-                        if feature_n == 1:  # the empty string
-                            results_item.feature = ""
-                            pos += 1
-                        else:
-                            feature_end = pos + feature_n
-                            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
-                                results_item.feature = buf[pos + 1:feature_end].decode()
-                                pos = feature_end
-                            else:
-                                results_item.feature, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "error_code"
-                        (results_item.error_code,) = _unpack_UpdatableFeatureResult_error_code(buf, pos)
-                        pos += 2
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            results_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            results_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                results_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                results_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: KeyedList[UpdatableFeatureResult] = KeyedList()
+            for index in range(results_n):
+                results_item, pos = _read_UpdatableFeatureResult_v0_1(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -353,10 +261,6 @@ def _write_UpdateFeaturesResponse_v0_1(response: UpdateFeaturesResponse, out: by
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which UpdateFeaturesResponse versions 0-1 do not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_UpdatableFeatureResult_v0_1(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:
@@ -393,26 +297,12 @@ def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeature
     response = blank_instance(UpdateFeaturesResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_UpdateFeaturesResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            response.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            response.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                response.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                response.error_message, pos = _w.read_compact_string(buf, pos)
+        response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

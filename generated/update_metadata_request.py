@@ -39,8 +39,6 @@ _unpack_UpdateMetadataRequest_controller_id_is_kraft_controller_controller_epoch
 _pack_UpdateMetadataRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch = struct.Struct(">i?iq").pack
 _unpack_UpdateMetadataRequest_type = struct.Struct(">b").unpack_from
 _pack_UpdateMetadataRequest_type = struct.Struct(">b").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -733,59 +731,31 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
     state.topic_name = ''
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition_index, controller_epoch, leader, leader_epoch"
         state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
         pos += 16
         field = "isr"
-        isr_n = buf[pos] - 1
-        if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        isr_n, pos = _w.read_count(buf, pos, True)
+        if isr_n < 0:
+            raise DecodeError("non-nullable field isr was null", offset=pos)
         else:
-            isr_end = pos + 1 + isr_n * 4
-            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = isr_end
-            else:
-                isr_n, pos = _w.read_count(buf, pos, True)
-                if isr_n < 0:
-                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                else:
-                    state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+            state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "zk_version"
         (state.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
         pos += 4
         field = "replicas"
-        replicas_n = buf[pos] - 1
-        if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        replicas_n, pos = _w.read_count(buf, pos, True)
+        if replicas_n < 0:
+            raise DecodeError("non-nullable field replicas was null", offset=pos)
         else:
-            replicas_end = pos + 1 + replicas_n * 4
-            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = replicas_end
-            else:
-                replicas_n, pos = _w.read_count(buf, pos, True)
-                if replicas_n < 0:
-                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                else:
-                    state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+            state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "offline_replicas"
-        offline_replicas_n = buf[pos] - 1
-        if offline_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+        if offline_replicas_n < 0:
+            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
         else:
-            offline_replicas_end = pos + 1 + offline_replicas_n * 4
-            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                state.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = offline_replicas_end
-            else:
-                offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                if offline_replicas_n < 0:
-                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                else:
-                    state.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+            state.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -806,9 +776,6 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         isr_items = state.isr
         if isr_items is None:
                 raise EncodeError("field isr is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
-        elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(isr_items) + 1)
-            out += _pack_int32s[len(isr_items)](*isr_items)
         else:
             _w.write_count(out, len(isr_items), True)
             _w.write_fixed_array(out, isr_items, "i")
@@ -818,9 +785,6 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         replicas_items = state.replicas
         if replicas_items is None:
                 raise EncodeError("field replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
-        elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(replicas_items) + 1)
-            out += _pack_int32s[len(replicas_items)](*replicas_items)
         else:
             _w.write_count(out, len(replicas_items), True)
             _w.write_fixed_array(out, replicas_items, "i")
@@ -828,9 +792,6 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         offline_replicas_items = state.offline_replicas
         if offline_replicas_items is None:
                 raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
-        elif len(offline_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(offline_replicas_items) + 1)
-            out += _pack_int32s[len(offline_replicas_items)](*offline_replicas_items)
         else:
             _w.write_count(out, len(offline_replicas_items), True)
             _w.write_fixed_array(out, offline_replicas_items, "i")
@@ -889,41 +850,9 @@ def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetad
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
-            for partition_states_index in range(partition_states_n):
-                try:
-                    partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                    partition_states_item.topic_name = ''
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "zk_version"
-                    (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
-                    if offline_replicas_n < 0:
-                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                    else:
-                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_states[]", partition_states_index
-                    raise failure from None
+            for index in range(partition_states_n):
+                partition_states_item, pos = _read_UpdateMetadataPartitionState_v5(buf, pos)
                 partition_states_items.append(partition_states_item)
-            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -972,104 +901,22 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            state.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                state.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n = buf[pos] - 1
-        if partition_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_states_n, pos = _w.read_count(buf, pos, True)
+        if partition_states_n < 0:
+            raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_states_n, pos = _w.read_count(buf, pos, True)
-            if partition_states_n < 0:
-                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-            elif partition_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_states_items: list[UpdateMetadataPartitionState] = []
-                for partition_states_index in range(partition_states_n):
-                    try:
-                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                        partition_states_item.topic_name = ''
-                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                        pos += 16
-                        field = "isr"
-                        isr_n = buf[pos] - 1
-                        if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            isr_end = pos + 1 + isr_n * 4
-                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = isr_end
-                            else:
-                                isr_n, pos = _w.read_count(buf, pos, True)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                        field = "zk_version"
-                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                        pos += 4
-                        field = "replicas"
-                        replicas_n = buf[pos] - 1
-                        if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            replicas_end = pos + 1 + replicas_n * 4
-                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = replicas_end
-                            else:
-                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                if replicas_n < 0:
-                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                        field = "offline_replicas"
-                        offline_replicas_n = buf[pos] - 1
-                        if offline_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = offline_replicas_end
-                            else:
-                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if offline_replicas_n < 0:
-                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_states[]", partition_states_index
-                        raise failure from None
-                    partition_states_items.append(partition_states_item)
-                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                state.partition_states = partition_states_items
+            partition_states_items: list[UpdateMetadataPartitionState] = []
+            for index in range(partition_states_n):
+                partition_states_item, pos = _read_UpdateMetadataPartitionState_v6_8(buf, pos)
+                partition_states_items.append(partition_states_item)
+            state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1087,20 +934,11 @@ def _write_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState, out: byt
         field = "topic_name"
         if state.topic_name is None:
             raise EncodeError("field topic_name is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
-        topic_name_utf8 = state.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, state.topic_name)
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
                 raise EncodeError("field partition_states is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
-        elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_states_items) + 1)
-            for partition_states_item in partition_states_items:
-                _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
         else:
             _w.write_count(out, len(partition_states_items), True)
             for partition_states_item in partition_states_items:
@@ -1137,106 +975,24 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
     state = blank_instance(UpdateMetadataTopicState)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_name"
-        topic_name_n = buf[pos]  # the length + 1
-        if topic_name_n == 1:  # the empty string
-            state.topic_name = ""
-            pos += 1
-        else:
-            topic_name_end = pos + topic_name_n
-            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                state.topic_name = buf[pos + 1:topic_name_end].decode()
-                pos = topic_name_end
-            else:
-                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n = buf[pos] - 1
-        if partition_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_states_n, pos = _w.read_count(buf, pos, True)
+        if partition_states_n < 0:
+            raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partition_states_n, pos = _w.read_count(buf, pos, True)
-            if partition_states_n < 0:
-                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-            elif partition_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partition_states_items: list[UpdateMetadataPartitionState] = []
-                for partition_states_index in range(partition_states_n):
-                    try:
-                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                        partition_states_item.topic_name = ''
-                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                        pos += 16
-                        field = "isr"
-                        isr_n = buf[pos] - 1
-                        if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            isr_end = pos + 1 + isr_n * 4
-                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = isr_end
-                            else:
-                                isr_n, pos = _w.read_count(buf, pos, True)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                        field = "zk_version"
-                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                        pos += 4
-                        field = "replicas"
-                        replicas_n = buf[pos] - 1
-                        if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            replicas_end = pos + 1 + replicas_n * 4
-                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = replicas_end
-                            else:
-                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                if replicas_n < 0:
-                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                        field = "offline_replicas"
-                        offline_replicas_n = buf[pos] - 1
-                        if offline_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = offline_replicas_end
-                            else:
-                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                if offline_replicas_n < 0:
-                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partition_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partition_states[]", partition_states_index
-                        raise failure from None
-                    partition_states_items.append(partition_states_item)
-                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                state.partition_states = partition_states_items
+            partition_states_items: list[UpdateMetadataPartitionState] = []
+            for index in range(partition_states_n):
+                partition_states_item, pos = _read_UpdateMetadataPartitionState_v6_8(buf, pos)
+                partition_states_items.append(partition_states_item)
+            state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1254,22 +1010,13 @@ def _write_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState, out: b
         field = "topic_name"
         if state.topic_name is None:
             raise EncodeError("field topic_name is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
-        topic_name_utf8 = state.topic_name.encode()
-        if len(topic_name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(topic_name_utf8) + 1)
-            out += topic_name_utf8
-        else:
-            _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, state.topic_name)
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "partition_states[]"
         partition_states_items = state.partition_states
         if partition_states_items is None:
                 raise EncodeError("field partition_states is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
-        elif len(partition_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_states_items) + 1)
-            for partition_states_item in partition_states_items:
-                _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
         else:
             _w.write_count(out, len(partition_states_items), True)
             for partition_states_item in partition_states_items:
@@ -1403,35 +1150,14 @@ def _read_UpdateMetadataEndpoint_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetad
     endpoint = blank_instance(UpdateMetadataEndpoint)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "port"
         (endpoint.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
         pos += 4
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            endpoint.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                endpoint.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "listener"
-        listener_n = buf[pos]  # the length + 1
-        if listener_n == 1:  # the empty string
-            endpoint.listener = ""
-            pos += 1
-        else:
-            listener_end = pos + listener_n
-            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
-                endpoint.listener = buf[pos + 1:listener_end].decode()
-                pos = listener_end
-            else:
-                endpoint.listener, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.listener, pos = _w.read_compact_string_nn(buf, pos)
         field = "security_protocol"
         (endpoint.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
         pos += 2
@@ -1454,21 +1180,11 @@ def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: by
         field = "host"
         if endpoint.host is None:
             raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)")
-        host_utf8 = endpoint.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, endpoint.host)
         field = "listener"
         if endpoint.listener is None:
             raise EncodeError("field listener is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)")
-        listener_utf8 = endpoint.listener.encode()
-        if len(listener_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(listener_utf8) + 1)
-            out += listener_utf8
-        else:
-            _w.write_compact_string(out, endpoint.listener)
+        _w.write_compact_string(out, endpoint.listener)
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
         field = "(tagged fields)"
@@ -1558,25 +1274,9 @@ def _read_UpdateMetadataBroker_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataB
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for endpoints_index in range(endpoints_n):
-                try:
-                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                    endpoints_item.listener = ''
-                    field = "port"
-                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                    pos += 4
-                    field = "host"
-                    endpoints_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "security_protocol"
-                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                    pos += 2
-                    endpoints_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "endpoints[]", endpoints_index
-                    raise failure from None
+            for index in range(endpoints_n):
+                endpoints_item, pos = _read_UpdateMetadataEndpoint_v1_2(buf, pos)
                 endpoints_items.append(endpoints_item)
-            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         broker.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1636,25 +1336,9 @@ def _read_UpdateMetadataBroker_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataB
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for endpoints_index in range(endpoints_n):
-                try:
-                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                    endpoints_item.listener = ''
-                    field = "port"
-                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                    pos += 4
-                    field = "host"
-                    endpoints_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "security_protocol"
-                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                    pos += 2
-                    endpoints_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "endpoints[]", endpoints_index
-                    raise failure from None
+            for index in range(endpoints_n):
+                endpoints_item, pos = _read_UpdateMetadataEndpoint_v1_2(buf, pos)
                 endpoints_items.append(endpoints_item)
-            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         field = "rack"
         broker.rack, pos = _w.read_string(buf, pos)
@@ -1719,26 +1403,9 @@ def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadat
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for endpoints_index in range(endpoints_n):
-                try:
-                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                    field = "port"
-                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                    pos += 4
-                    field = "host"
-                    endpoints_item.host, pos = _w.read_string_nn(buf, pos)
-                    field = "listener"
-                    endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
-                    field = "security_protocol"
-                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                    pos += 2
-                    endpoints_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "endpoints[]", endpoints_index
-                    raise failure from None
+            for index in range(endpoints_n):
+                endpoints_item, pos = _read_UpdateMetadataEndpoint_v3_5(buf, pos)
                 endpoints_items.append(endpoints_item)
-            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         field = "rack"
         broker.rack, pos = _w.read_string(buf, pos)
@@ -1790,88 +1457,25 @@ def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadat
     broker.v0_port = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "id"
         (broker.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
         pos += 4
         field = "endpoints[]"
         index = -1  # no element yet: an error in the count names the array itself
-        endpoints_n = buf[pos] - 1
-        if endpoints_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        endpoints_n, pos = _w.read_count(buf, pos, True)
+        if endpoints_n < 0:
+            raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                endpoints_n, pos = _w.read_count(buf, pos, True)
-            if endpoints_n < 0:
-                raise DecodeError("non-nullable field endpoints was null", offset=pos)
-            elif endpoints_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                endpoints_items: list[UpdateMetadataEndpoint] = []
-                for endpoints_index in range(endpoints_n):
-                    try:
-                        endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                        field = "port"
-                        (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                        pos += 4
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            endpoints_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                endpoints_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "listener"
-                        listener_n = buf[pos]  # the length + 1
-                        if listener_n == 1:  # the empty string
-                            endpoints_item.listener = ""
-                            pos += 1
-                        else:
-                            listener_end = pos + listener_n
-                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
-                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                pos = listener_end
-                            else:
-                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "security_protocol"
-                        (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            endpoints_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "endpoints[]", endpoints_index
-                        raise failure from None
-                    endpoints_items.append(endpoints_item)
-                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                broker.endpoints = endpoints_items
+            endpoints_items: list[UpdateMetadataEndpoint] = []
+            for index in range(endpoints_n):
+                endpoints_item, pos = _read_UpdateMetadataEndpoint_v6_8(buf, pos)
+                endpoints_items.append(endpoints_item)
+            broker.endpoints = endpoints_items
         field = "rack"
-        rack_n = buf[pos]  # the length + 1
-        if rack_n == 1:  # the empty string
-            broker.rack = ""
-            pos += 1
-        elif rack_n == 0:  # null
-            broker.rack = None
-            pos += 1
-        else:
-            rack_end = pos + rack_n
-            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                broker.rack = buf[pos + 1:rack_end].decode()
-                pos = rack_end
-            else:
-                broker.rack, pos = _w.read_compact_string(buf, pos)
+        broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1892,10 +1496,6 @@ def _write_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker, out: bytearra
         endpoints_items = broker.endpoints
         if endpoints_items is None:
                 raise EncodeError("field endpoints is null, which UpdateMetadataBroker versions 6-8 do not allow (never nullable)")
-        elif len(endpoints_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(endpoints_items) + 1)
-            for endpoints_item in endpoints_items:
-                _write_UpdateMetadataEndpoint_v6_8(endpoints_item, out)
         else:
             _w.write_count(out, len(endpoints_items), True)
             for endpoints_item in endpoints_items:
@@ -1950,36 +1550,9 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
-                try:
-                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                    field = "topic_name"
-                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "zk_version"
-                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    ungrouped_partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
-                    raise failure from None
+            for index in range(ungrouped_partition_states_n):
+                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1990,25 +1563,9 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for live_brokers_index in range(live_brokers_n):
-                try:
-                    live_brokers_item = blank_instance(UpdateMetadataBroker)
-                    live_brokers_item.rack = ''
-                    field = "id"
-                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                    pos += 4
-                    field = "v0_host"
-                    live_brokers_item.v0_host, pos = _w.read_string_nn(buf, pos)
-                    field = "v0_port"
-                    (live_brokers_item.v0_port,) = _unpack_UpdateMetadataBroker_v0_port(buf, pos)
-                    pos += 4
-                    live_brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_brokers[]", live_brokers_index
-                    raise failure from None
+            for index in range(live_brokers_n):
+                live_brokers_item, pos = _read_UpdateMetadataBroker_v0(buf, pos)
                 live_brokers_items.append(live_brokers_item)
-            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2090,36 +1647,9 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
-                try:
-                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                    field = "topic_name"
-                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "zk_version"
-                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    ungrouped_partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
-                    raise failure from None
+            for index in range(ungrouped_partition_states_n):
+                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2130,51 +1660,9 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for live_brokers_index in range(live_brokers_n):
-                try:
-                    live_brokers_item = blank_instance(UpdateMetadataBroker)
-                    live_brokers_item.v0_host = ''
-                    live_brokers_item.v0_port = 0
-                    live_brokers_item.rack = ''
-                    field = "id"
-                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                    pos += 4
-                    field = "endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    endpoints_n, pos = _w.read_count(buf, pos, False)
-                    if endpoints_n < 0:
-                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        endpoints_items: list[UpdateMetadataEndpoint] = []
-                        for endpoints_index in range(endpoints_n):
-                            try:
-                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                endpoints_item.listener = ''
-                                field = "port"
-                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "host"
-                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
-                                field = "security_protocol"
-                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                pos += 2
-                                endpoints_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "endpoints[]", endpoints_index
-                                raise failure from None
-                            endpoints_items.append(endpoints_item)
-                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                        live_brokers_item.endpoints = endpoints_items
-                    live_brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_brokers[]", live_brokers_index
-                    raise failure from None
+            for index in range(live_brokers_n):
+                live_brokers_item, pos = _read_UpdateMetadataBroker_v1(buf, pos)
                 live_brokers_items.append(live_brokers_item)
-            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2256,36 +1744,9 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
-                try:
-                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                    field = "topic_name"
-                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "zk_version"
-                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    ungrouped_partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
-                    raise failure from None
+            for index in range(ungrouped_partition_states_n):
+                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2296,52 +1757,9 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for live_brokers_index in range(live_brokers_n):
-                try:
-                    live_brokers_item = blank_instance(UpdateMetadataBroker)
-                    live_brokers_item.v0_host = ''
-                    live_brokers_item.v0_port = 0
-                    field = "id"
-                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                    pos += 4
-                    field = "endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    endpoints_n, pos = _w.read_count(buf, pos, False)
-                    if endpoints_n < 0:
-                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        endpoints_items: list[UpdateMetadataEndpoint] = []
-                        for endpoints_index in range(endpoints_n):
-                            try:
-                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                endpoints_item.listener = ''
-                                field = "port"
-                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "host"
-                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
-                                field = "security_protocol"
-                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                pos += 2
-                                endpoints_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "endpoints[]", endpoints_index
-                                raise failure from None
-                            endpoints_items.append(endpoints_item)
-                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                        live_brokers_item.endpoints = endpoints_items
-                    field = "rack"
-                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
-                    live_brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_brokers[]", live_brokers_index
-                    raise failure from None
+            for index in range(live_brokers_n):
+                live_brokers_item, pos = _read_UpdateMetadataBroker_v2(buf, pos)
                 live_brokers_items.append(live_brokers_item)
-            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2423,36 +1841,9 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
-                try:
-                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                    field = "topic_name"
-                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "zk_version"
-                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    ungrouped_partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
-                    raise failure from None
+            for index in range(ungrouped_partition_states_n):
+                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2463,53 +1854,9 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for live_brokers_index in range(live_brokers_n):
-                try:
-                    live_brokers_item = blank_instance(UpdateMetadataBroker)
-                    live_brokers_item.v0_host = ''
-                    live_brokers_item.v0_port = 0
-                    field = "id"
-                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                    pos += 4
-                    field = "endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    endpoints_n, pos = _w.read_count(buf, pos, False)
-                    if endpoints_n < 0:
-                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        endpoints_items: list[UpdateMetadataEndpoint] = []
-                        for endpoints_index in range(endpoints_n):
-                            try:
-                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                field = "port"
-                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "host"
-                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
-                                field = "listener"
-                                endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
-                                field = "security_protocol"
-                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                pos += 2
-                                endpoints_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "endpoints[]", endpoints_index
-                                raise failure from None
-                            endpoints_items.append(endpoints_item)
-                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                        live_brokers_item.endpoints = endpoints_items
-                    field = "rack"
-                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
-                    live_brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_brokers[]", live_brokers_index
-                    raise failure from None
+            for index in range(live_brokers_n):
+                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
                 live_brokers_items.append(live_brokers_item)
-            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2591,42 +1938,9 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
-                try:
-                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                    field = "topic_name"
-                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n, pos = _w.read_count(buf, pos, False)
-                    if isr_n < 0:
-                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "zk_version"
-                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n, pos = _w.read_count(buf, pos, False)
-                    if replicas_n < 0:
-                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
-                    if offline_replicas_n < 0:
-                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                    else:
-                        ungrouped_partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    ungrouped_partition_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
-                    raise failure from None
+            for index in range(ungrouped_partition_states_n):
+                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v4(buf, pos)
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2637,53 +1951,9 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for live_brokers_index in range(live_brokers_n):
-                try:
-                    live_brokers_item = blank_instance(UpdateMetadataBroker)
-                    live_brokers_item.v0_host = ''
-                    live_brokers_item.v0_port = 0
-                    field = "id"
-                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                    pos += 4
-                    field = "endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    endpoints_n, pos = _w.read_count(buf, pos, False)
-                    if endpoints_n < 0:
-                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        endpoints_items: list[UpdateMetadataEndpoint] = []
-                        for endpoints_index in range(endpoints_n):
-                            try:
-                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                field = "port"
-                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "host"
-                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
-                                field = "listener"
-                                endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
-                                field = "security_protocol"
-                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                pos += 2
-                                endpoints_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "endpoints[]", endpoints_index
-                                raise failure from None
-                            endpoints_items.append(endpoints_item)
-                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                        live_brokers_item.endpoints = endpoints_items
-                    field = "rack"
-                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
-                    live_brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_brokers[]", live_brokers_index
-                    raise failure from None
+            for index in range(live_brokers_n):
+                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
                 live_brokers_items.append(live_brokers_item)
-            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2764,64 +2034,9 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(UpdateMetadataTopicState)
-                    topic_states_item.topic_id = _ZERO_UUID
-                    field = "topic_name"
-                    topic_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n, pos = _w.read_count(buf, pos, False)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partition_states_items: list[UpdateMetadataPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                                partition_states_item.topic_name = ''
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n, pos = _w.read_count(buf, pos, False)
-                                if isr_n < 0:
-                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                else:
-                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "zk_version"
-                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n, pos = _w.read_count(buf, pos, False)
-                                if replicas_n < 0:
-                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
-                                if offline_replicas_n < 0:
-                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                else:
-                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                partition_states_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    topic_states_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_UpdateMetadataTopicState_v5(buf, pos)
                 topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2832,53 +2047,9 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for live_brokers_index in range(live_brokers_n):
-                try:
-                    live_brokers_item = blank_instance(UpdateMetadataBroker)
-                    live_brokers_item.v0_host = ''
-                    live_brokers_item.v0_port = 0
-                    field = "id"
-                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                    pos += 4
-                    field = "endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    endpoints_n, pos = _w.read_count(buf, pos, False)
-                    if endpoints_n < 0:
-                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        endpoints_items: list[UpdateMetadataEndpoint] = []
-                        for endpoints_index in range(endpoints_n):
-                            try:
-                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                field = "port"
-                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "host"
-                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
-                                field = "listener"
-                                endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
-                                field = "security_protocol"
-                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                pos += 2
-                                endpoints_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "endpoints[]", endpoints_index
-                                raise failure from None
-                            endpoints_items.append(endpoints_item)
-                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                        live_brokers_item.endpoints = endpoints_items
-                    field = "rack"
-                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
-                    live_brokers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_brokers[]", live_brokers_index
-                    raise failure from None
+            for index in range(live_brokers_n):
+                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
                 live_brokers_items.append(live_brokers_item)
-            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2946,254 +2117,36 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
     request.type = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, controller_epoch, broker_epoch"
         request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_UpdateMetadataRequest_controller_id_to_broker_epoch(buf, pos)
         pos += 16
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n = buf[pos] - 1
-        if topic_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_states_n, pos = _w.read_count(buf, pos, True)
+        if topic_states_n < 0:
+            raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_states_n, pos = _w.read_count(buf, pos, True)
-            if topic_states_n < 0:
-                raise DecodeError("non-nullable field topic_states was null", offset=pos)
-            elif topic_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_states_items: list[UpdateMetadataTopicState] = []
-                for topic_states_index in range(topic_states_n):
-                    try:
-                        topic_states_item = blank_instance(UpdateMetadataTopicState)
-                        topic_states_item.topic_id = _ZERO_UUID
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_states_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_states[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_states_n = buf[pos] - 1
-                        if partition_states_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_states_n, pos = _w.read_count(buf, pos, True)
-                            if partition_states_n < 0:
-                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                            elif partition_states_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_states_items: list[UpdateMetadataPartitionState] = []
-                                for partition_states_index in range(partition_states_n):
-                                    try:
-                                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                                        partition_states_item.topic_name = ''
-                                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 16
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "zk_version"
-                                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "offline_replicas"
-                                        offline_replicas_n = buf[pos] - 1
-                                        if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = offline_replicas_end
-                                            else:
-                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if offline_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_states_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_states[]", partition_states_index
-                                        raise failure from None
-                                    partition_states_items.append(partition_states_item)
-                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                                topic_states_item.partition_states = partition_states_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_states[]", topic_states_index
-                        raise failure from None
-                    topic_states_items.append(topic_states_item)
-                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-                request.topic_states = topic_states_items
+            topic_states_items: list[UpdateMetadataTopicState] = []
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_UpdateMetadataTopicState_v6(buf, pos)
+                topic_states_items.append(topic_states_item)
+            request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n = buf[pos] - 1
-        if live_brokers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        live_brokers_n, pos = _w.read_count(buf, pos, True)
+        if live_brokers_n < 0:
+            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if live_brokers_n < 0x7F and live_brokers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                live_brokers_n, pos = _w.read_count(buf, pos, True)
-            if live_brokers_n < 0:
-                raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-            elif live_brokers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                live_brokers_items: list[UpdateMetadataBroker] = []
-                for live_brokers_index in range(live_brokers_n):
-                    try:
-                        live_brokers_item = blank_instance(UpdateMetadataBroker)
-                        live_brokers_item.v0_host = ''
-                        live_brokers_item.v0_port = 0
-                        field = "id"
-                        (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                        pos += 4
-                        field = "endpoints[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        endpoints_n = buf[pos] - 1
-                        if endpoints_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                endpoints_n, pos = _w.read_count(buf, pos, True)
-                            if endpoints_n < 0:
-                                raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                            elif endpoints_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                endpoints_items: list[UpdateMetadataEndpoint] = []
-                                for endpoints_index in range(endpoints_n):
-                                    try:
-                                        endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                        field = "port"
-                                        (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                        pos += 4
-                                        field = "host"
-                                        host_n = buf[pos]  # the length + 1
-                                        if host_n == 1:  # the empty string
-                                            endpoints_item.host = ""
-                                            pos += 1
-                                        else:
-                                            host_end = pos + host_n
-                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                                endpoints_item.host = buf[pos + 1:host_end].decode()
-                                                pos = host_end
-                                            else:
-                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "listener"
-                                        listener_n = buf[pos]  # the length + 1
-                                        if listener_n == 1:  # the empty string
-                                            endpoints_item.listener = ""
-                                            pos += 1
-                                        else:
-                                            listener_end = pos + listener_n
-                                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
-                                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                                pos = listener_end
-                                            else:
-                                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "security_protocol"
-                                        (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                        pos += 2
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            endpoints_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "endpoints[]", endpoints_index
-                                        raise failure from None
-                                    endpoints_items.append(endpoints_item)
-                                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                                live_brokers_item.endpoints = endpoints_items
-                        field = "rack"
-                        rack_n = buf[pos]  # the length + 1
-                        if rack_n == 1:  # the empty string
-                            live_brokers_item.rack = ""
-                            pos += 1
-                        elif rack_n == 0:  # null
-                            live_brokers_item.rack = None
-                            pos += 1
-                        else:
-                            rack_end = pos + rack_n
-                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                                live_brokers_item.rack = buf[pos + 1:rack_end].decode()
-                                pos = rack_end
-                            else:
-                                live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            live_brokers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "live_brokers[]", live_brokers_index
-                        raise failure from None
-                    live_brokers_items.append(live_brokers_item)
-                field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
-                request.live_brokers = live_brokers_items
+            live_brokers_items: list[UpdateMetadataBroker] = []
+            for index in range(live_brokers_n):
+                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
+                live_brokers_items.append(live_brokers_item)
+            request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3220,10 +2173,6 @@ def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearr
         topic_states_items = request.topic_states
         if topic_states_items is None:
                 raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
-        elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_states_items) + 1)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v6(topic_states_item, out)
         else:
             _w.write_count(out, len(topic_states_items), True)
             for topic_states_item in topic_states_items:
@@ -3232,10 +2181,6 @@ def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearr
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
                 raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
-        elif len(live_brokers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(live_brokers_items) + 1)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
         else:
             _w.write_count(out, len(live_brokers_items), True)
             for live_brokers_item in live_brokers_items:
@@ -3280,255 +2225,36 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
     request.type = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, controller_epoch, broker_epoch"
         request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_UpdateMetadataRequest_controller_id_to_broker_epoch(buf, pos)
         pos += 16
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n = buf[pos] - 1
-        if topic_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_states_n, pos = _w.read_count(buf, pos, True)
+        if topic_states_n < 0:
+            raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_states_n, pos = _w.read_count(buf, pos, True)
-            if topic_states_n < 0:
-                raise DecodeError("non-nullable field topic_states was null", offset=pos)
-            elif topic_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_states_items: list[UpdateMetadataTopicState] = []
-                for topic_states_index in range(topic_states_n):
-                    try:
-                        topic_states_item = blank_instance(UpdateMetadataTopicState)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_states_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partition_states[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_states_n = buf[pos] - 1
-                        if partition_states_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_states_n, pos = _w.read_count(buf, pos, True)
-                            if partition_states_n < 0:
-                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                            elif partition_states_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_states_items: list[UpdateMetadataPartitionState] = []
-                                for partition_states_index in range(partition_states_n):
-                                    try:
-                                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                                        partition_states_item.topic_name = ''
-                                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 16
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "zk_version"
-                                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "offline_replicas"
-                                        offline_replicas_n = buf[pos] - 1
-                                        if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = offline_replicas_end
-                                            else:
-                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if offline_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_states_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_states[]", partition_states_index
-                                        raise failure from None
-                                    partition_states_items.append(partition_states_item)
-                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                                topic_states_item.partition_states = partition_states_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_states[]", topic_states_index
-                        raise failure from None
-                    topic_states_items.append(topic_states_item)
-                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-                request.topic_states = topic_states_items
+            topic_states_items: list[UpdateMetadataTopicState] = []
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_UpdateMetadataTopicState_v7_8(buf, pos)
+                topic_states_items.append(topic_states_item)
+            request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n = buf[pos] - 1
-        if live_brokers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        live_brokers_n, pos = _w.read_count(buf, pos, True)
+        if live_brokers_n < 0:
+            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if live_brokers_n < 0x7F and live_brokers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                live_brokers_n, pos = _w.read_count(buf, pos, True)
-            if live_brokers_n < 0:
-                raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-            elif live_brokers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                live_brokers_items: list[UpdateMetadataBroker] = []
-                for live_brokers_index in range(live_brokers_n):
-                    try:
-                        live_brokers_item = blank_instance(UpdateMetadataBroker)
-                        live_brokers_item.v0_host = ''
-                        live_brokers_item.v0_port = 0
-                        field = "id"
-                        (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                        pos += 4
-                        field = "endpoints[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        endpoints_n = buf[pos] - 1
-                        if endpoints_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                endpoints_n, pos = _w.read_count(buf, pos, True)
-                            if endpoints_n < 0:
-                                raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                            elif endpoints_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                endpoints_items: list[UpdateMetadataEndpoint] = []
-                                for endpoints_index in range(endpoints_n):
-                                    try:
-                                        endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                        field = "port"
-                                        (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                        pos += 4
-                                        field = "host"
-                                        host_n = buf[pos]  # the length + 1
-                                        if host_n == 1:  # the empty string
-                                            endpoints_item.host = ""
-                                            pos += 1
-                                        else:
-                                            host_end = pos + host_n
-                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                                endpoints_item.host = buf[pos + 1:host_end].decode()
-                                                pos = host_end
-                                            else:
-                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "listener"
-                                        listener_n = buf[pos]  # the length + 1
-                                        if listener_n == 1:  # the empty string
-                                            endpoints_item.listener = ""
-                                            pos += 1
-                                        else:
-                                            listener_end = pos + listener_n
-                                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
-                                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                                pos = listener_end
-                                            else:
-                                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "security_protocol"
-                                        (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                        pos += 2
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            endpoints_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "endpoints[]", endpoints_index
-                                        raise failure from None
-                                    endpoints_items.append(endpoints_item)
-                                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                                live_brokers_item.endpoints = endpoints_items
-                        field = "rack"
-                        rack_n = buf[pos]  # the length + 1
-                        if rack_n == 1:  # the empty string
-                            live_brokers_item.rack = ""
-                            pos += 1
-                        elif rack_n == 0:  # null
-                            live_brokers_item.rack = None
-                            pos += 1
-                        else:
-                            rack_end = pos + rack_n
-                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                                live_brokers_item.rack = buf[pos + 1:rack_end].decode()
-                                pos = rack_end
-                            else:
-                                live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            live_brokers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "live_brokers[]", live_brokers_index
-                        raise failure from None
-                    live_brokers_items.append(live_brokers_item)
-                field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
-                request.live_brokers = live_brokers_items
+            live_brokers_items: list[UpdateMetadataBroker] = []
+            for index in range(live_brokers_n):
+                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
+                live_brokers_items.append(live_brokers_item)
+            request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3555,10 +2281,6 @@ def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearr
         topic_states_items = request.topic_states
         if topic_states_items is None:
                 raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
-        elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_states_items) + 1)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
         else:
             _w.write_count(out, len(topic_states_items), True)
             for topic_states_item in topic_states_items:
@@ -3567,10 +2289,6 @@ def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearr
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
                 raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
-        elif len(live_brokers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(live_brokers_items) + 1)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
         else:
             _w.write_count(out, len(live_brokers_items), True)
             for live_brokers_item in live_brokers_items:
@@ -3614,255 +2332,36 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
     request.type = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
         request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch = _unpack_UpdateMetadataRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(buf, pos)
         pos += 17
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n = buf[pos] - 1
-        if topic_states_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topic_states_n, pos = _w.read_count(buf, pos, True)
+        if topic_states_n < 0:
+            raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topic_states_n, pos = _w.read_count(buf, pos, True)
-            if topic_states_n < 0:
-                raise DecodeError("non-nullable field topic_states was null", offset=pos)
-            elif topic_states_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topic_states_items: list[UpdateMetadataTopicState] = []
-                for topic_states_index in range(topic_states_n):
-                    try:
-                        topic_states_item = blank_instance(UpdateMetadataTopicState)
-                        field = "topic_name"
-                        topic_name_n = buf[pos]  # the length + 1
-                        if topic_name_n == 1:  # the empty string
-                            topic_states_item.topic_name = ""
-                            pos += 1
-                        else:
-                            topic_name_end = pos + topic_name_n
-                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                pos = topic_name_end
-                            else:
-                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "topic_id"
-                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partition_states[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partition_states_n = buf[pos] - 1
-                        if partition_states_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partition_states_n, pos = _w.read_count(buf, pos, True)
-                            if partition_states_n < 0:
-                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                            elif partition_states_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partition_states_items: list[UpdateMetadataPartitionState] = []
-                                for partition_states_index in range(partition_states_n):
-                                    try:
-                                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                                        partition_states_item.topic_name = ''
-                                        field = "partition_index, controller_epoch, leader, leader_epoch"
-                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                        pos += 16
-                                        field = "isr"
-                                        isr_n = buf[pos] - 1
-                                        if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            isr_end = pos + 1 + isr_n * 4
-                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = isr_end
-                                            else:
-                                                isr_n, pos = _w.read_count(buf, pos, True)
-                                                if isr_n < 0:
-                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
-                                                else:
-                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                        field = "zk_version"
-                                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                                        pos += 4
-                                        field = "replicas"
-                                        replicas_n = buf[pos] - 1
-                                        if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            replicas_end = pos + 1 + replicas_n * 4
-                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = replicas_end
-                                            else:
-                                                replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if replicas_n < 0:
-                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                        field = "offline_replicas"
-                                        offline_replicas_n = buf[pos] - 1
-                                        if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = offline_replicas_end
-                                            else:
-                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                                if offline_replicas_n < 0:
-                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                                else:
-                                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partition_states_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partition_states[]", partition_states_index
-                                        raise failure from None
-                                    partition_states_items.append(partition_states_item)
-                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                                topic_states_item.partition_states = partition_states_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topic_states_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topic_states[]", topic_states_index
-                        raise failure from None
-                    topic_states_items.append(topic_states_item)
-                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-                request.topic_states = topic_states_items
+            topic_states_items: list[UpdateMetadataTopicState] = []
+            for index in range(topic_states_n):
+                topic_states_item, pos = _read_UpdateMetadataTopicState_v7_8(buf, pos)
+                topic_states_items.append(topic_states_item)
+            request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n = buf[pos] - 1
-        if live_brokers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        live_brokers_n, pos = _w.read_count(buf, pos, True)
+        if live_brokers_n < 0:
+            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if live_brokers_n < 0x7F and live_brokers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                live_brokers_n, pos = _w.read_count(buf, pos, True)
-            if live_brokers_n < 0:
-                raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-            elif live_brokers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                live_brokers_items: list[UpdateMetadataBroker] = []
-                for live_brokers_index in range(live_brokers_n):
-                    try:
-                        live_brokers_item = blank_instance(UpdateMetadataBroker)
-                        live_brokers_item.v0_host = ''
-                        live_brokers_item.v0_port = 0
-                        field = "id"
-                        (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                        pos += 4
-                        field = "endpoints[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        endpoints_n = buf[pos] - 1
-                        if endpoints_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                endpoints_n, pos = _w.read_count(buf, pos, True)
-                            if endpoints_n < 0:
-                                raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                            elif endpoints_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                endpoints_items: list[UpdateMetadataEndpoint] = []
-                                for endpoints_index in range(endpoints_n):
-                                    try:
-                                        endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                        field = "port"
-                                        (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                        pos += 4
-                                        field = "host"
-                                        host_n = buf[pos]  # the length + 1
-                                        if host_n == 1:  # the empty string
-                                            endpoints_item.host = ""
-                                            pos += 1
-                                        else:
-                                            host_end = pos + host_n
-                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                                endpoints_item.host = buf[pos + 1:host_end].decode()
-                                                pos = host_end
-                                            else:
-                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "listener"
-                                        listener_n = buf[pos]  # the length + 1
-                                        if listener_n == 1:  # the empty string
-                                            endpoints_item.listener = ""
-                                            pos += 1
-                                        else:
-                                            listener_end = pos + listener_n
-                                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
-                                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                                pos = listener_end
-                                            else:
-                                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "security_protocol"
-                                        (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                        pos += 2
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            endpoints_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "endpoints[]", endpoints_index
-                                        raise failure from None
-                                    endpoints_items.append(endpoints_item)
-                                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                                live_brokers_item.endpoints = endpoints_items
-                        field = "rack"
-                        rack_n = buf[pos]  # the length + 1
-                        if rack_n == 1:  # the empty string
-                            live_brokers_item.rack = ""
-                            pos += 1
-                        elif rack_n == 0:  # null
-                            live_brokers_item.rack = None
-                            pos += 1
-                        else:
-                            rack_end = pos + rack_n
-                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
-                                live_brokers_item.rack = buf[pos + 1:rack_end].decode()
-                                pos = rack_end
-                            else:
-                                live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            live_brokers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "live_brokers[]", live_brokers_index
-                        raise failure from None
-                    live_brokers_items.append(live_brokers_item)
-                field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
-                request.live_brokers = live_brokers_items
+            live_brokers_items: list[UpdateMetadataBroker] = []
+            for index in range(live_brokers_n):
+                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
+                live_brokers_items.append(live_brokers_item)
+            request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3908,10 +2407,6 @@ def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearr
         topic_states_items = request.topic_states
         if topic_states_items is None:
                 raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
-        elif len(topic_states_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topic_states_items) + 1)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
         else:
             _w.write_count(out, len(topic_states_items), True)
             for topic_states_item in topic_states_items:
@@ -3920,10 +2415,6 @@ def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearr
         live_brokers_items = request.live_brokers
         if live_brokers_items is None:
                 raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
-        elif len(live_brokers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(live_brokers_items) + 1)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
         else:
             _w.write_count(out, len(live_brokers_items), True)
             for live_brokers_item in live_brokers_items:

@@ -165,23 +165,12 @@ def _read_CurrentLeader_v0(buf: bytes, pos: int) -> tuple[CurrentLeader, int]:
     leader = blank_instance(CurrentLeader)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "leader_id, leader_epoch"
         leader.leader_id, leader.leader_epoch = _unpack_CurrentLeader_leader_id_leader_epoch(buf, pos)
         pos += 8
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            leader.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                leader.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                leader.host, pos = _w.read_compact_string_nn(buf, pos)
+        leader.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (leader.port,) = _unpack_CurrentLeader_port(buf, pos)
         pos += 4
@@ -204,12 +193,7 @@ def _write_CurrentLeader_v0(leader: CurrentLeader, out: bytearray) -> None:
         field = "host"
         if leader.host is None:
             raise EncodeError("field host is null, which CurrentLeader version 0 does not allow (never nullable)")
-        host_utf8 = leader.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, leader.host)
+        _w.write_compact_string(out, leader.host)
         field = "port"
         out += _pack_CurrentLeader_port(leader.port)
         field = "(tagged fields)"

@@ -273,32 +273,11 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            endpoint.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                endpoint.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_n = buf[pos]  # the length + 1
-        if host_n == 1:  # the empty string
-            endpoint.host = ""
-            pos += 1
-        else:
-            host_end = pos + host_n
-            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                endpoint.host = buf[pos + 1:host_end].decode()
-                pos = host_end
-            else:
-                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+        endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -319,21 +298,11 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
         field = "name"
         if endpoint.name is None:
             raise EncodeError("field name is null, which Endpoint version 0 does not allow (never nullable)")
-        name_utf8 = endpoint.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, endpoint.name)
+        _w.write_compact_string(out, endpoint.name)
         field = "host"
         if endpoint.host is None:
             raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        host_utf8 = endpoint.host.encode()
-        if len(host_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(host_utf8) + 1)
-            out += host_utf8
-        else:
-            _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, endpoint.host)
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -406,7 +375,6 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
     voter = blank_instance(Voter)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "voter_id"
         (voter.voter_id,) = _unpack_Voter_voter_id(buf, pos)
@@ -415,63 +383,17 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
         voter.voter_directory_id, pos = _w.read_uuid(buf, pos)
         field = "endpoints[]"
         index = -1  # no element yet: an error in the count names the array itself
-        endpoints_n = buf[pos] - 1
-        if endpoints_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        endpoints_n, pos = _w.read_count(buf, pos, True)
+        if endpoints_n < 0:
+            raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                endpoints_n, pos = _w.read_count(buf, pos, True)
-            if endpoints_n < 0:
-                raise DecodeError("non-nullable field endpoints was null", offset=pos)
-            elif endpoints_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                endpoints_items: KeyedList[Endpoint] = KeyedList()
-                for endpoints_index in range(endpoints_n):
-                    try:
-                        endpoints_item = blank_instance(Endpoint)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            endpoints_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                endpoints_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "host"
-                        host_n = buf[pos]  # the length + 1
-                        if host_n == 1:  # the empty string
-                            endpoints_item.host = ""
-                            pos += 1
-                        else:
-                            host_end = pos + host_n
-                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                endpoints_item.host = buf[pos + 1:host_end].decode()
-                                pos = host_end
-                            else:
-                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "port"
-                        (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
-                        pos += 2
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            endpoints_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "endpoints[]", endpoints_index
-                        raise failure from None
-                    endpoints_items.append(endpoints_item)
-                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                voter.endpoints = endpoints_items
+            endpoints_items: KeyedList[Endpoint] = KeyedList()
+            for index in range(endpoints_n):
+                endpoints_item, pos = _read_Endpoint_v0(buf, pos)
+                endpoints_items.append(endpoints_item)
+            voter.endpoints = endpoints_items
         field = "kraft_version_feature"
         voter.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
         field = "(tagged fields)"
@@ -496,10 +418,6 @@ def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
         endpoints_items = voter.endpoints
         if endpoints_items is None:
                 raise EncodeError("field endpoints is null, which Voter version 0 does not allow (never nullable)")
-        elif len(endpoints_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(endpoints_items) + 1)
-            for endpoints_item in endpoints_items:
-                _write_Endpoint_v0(endpoints_item, out)
         else:
             _w.write_count(out, len(endpoints_items), True)
             for endpoints_item in endpoints_items:
@@ -541,109 +459,23 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
     record = blank_instance(VotersRecord)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "version"
         (record.version,) = _unpack_VotersRecord_version(buf, pos)
         pos += 2
         field = "voters[]"
         index = -1  # no element yet: an error in the count names the array itself
-        voters_n = buf[pos] - 1
-        if voters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        voters_n, pos = _w.read_count(buf, pos, True)
+        if voters_n < 0:
+            raise DecodeError("non-nullable field voters was null", offset=pos)
+        elif voters_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                voters_n, pos = _w.read_count(buf, pos, True)
-            if voters_n < 0:
-                raise DecodeError("non-nullable field voters was null", offset=pos)
-            elif voters_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                voters_items: list[Voter] = []
-                for voters_index in range(voters_n):
-                    try:
-                        voters_item = blank_instance(Voter)
-                        field = "voter_id"
-                        (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                        pos += 4
-                        field = "voter_directory_id"
-                        voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
-                        field = "endpoints[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        endpoints_n = buf[pos] - 1
-                        if endpoints_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                endpoints_n, pos = _w.read_count(buf, pos, True)
-                            if endpoints_n < 0:
-                                raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                            elif endpoints_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                endpoints_items: KeyedList[Endpoint] = KeyedList()
-                                for endpoints_index in range(endpoints_n):
-                                    try:
-                                        endpoints_item = blank_instance(Endpoint)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            endpoints_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                endpoints_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "host"
-                                        host_n = buf[pos]  # the length + 1
-                                        if host_n == 1:  # the empty string
-                                            endpoints_item.host = ""
-                                            pos += 1
-                                        else:
-                                            host_end = pos + host_n
-                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
-                                                endpoints_item.host = buf[pos + 1:host_end].decode()
-                                                pos = host_end
-                                            else:
-                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "port"
-                                        (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
-                                        pos += 2
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            endpoints_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "endpoints[]", endpoints_index
-                                        raise failure from None
-                                    endpoints_items.append(endpoints_item)
-                                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                                voters_item.endpoints = endpoints_items
-                        field = "kraft_version_feature"
-                        voters_item.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            voters_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "voters[]", voters_index
-                        raise failure from None
-                    voters_items.append(voters_item)
-                field, index = "voters[]", voters_index  # as the last call would have left them
-                record.voters = voters_items
+            voters_items: list[Voter] = []
+            for index in range(voters_n):
+                voters_item, pos = _read_Voter_v0(buf, pos)
+                voters_items.append(voters_item)
+            record.voters = voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -664,10 +496,6 @@ def _write_VotersRecord_v0(record: VotersRecord, out: bytearray) -> None:
         voters_items = record.voters
         if voters_items is None:
                 raise EncodeError("field voters is null, which VotersRecord version 0 does not allow (never nullable)")
-        elif len(voters_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(voters_items) + 1)
-            for voters_item in voters_items:
-                _write_Voter_v0(voters_item, out)
         else:
             _w.write_count(out, len(voters_items), True)
             for voters_item in voters_items:

@@ -347,35 +347,28 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         pos += 20
         field = "state_batches[]"
         index = -1  # no element yet: an error in the count names the array itself
-        state_batches_n = buf[pos] - 1
-        if state_batches_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        state_batches_n, pos = _w.read_count(buf, pos, True)
+        if state_batches_n < 0:
+            raise DecodeError("non-nullable field state_batches was null", offset=pos)
+        elif state_batches_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            state_batches_items: list[StateBatch] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            state_batches_end = pos + state_batches_n * 20
+            state_batches_rows = buf[pos:state_batches_end]
+            if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                    state_batches_item = blank_instance(StateBatch)
+                    state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                    state_batches_item.unknown_tagged_fields = ()
+                    state_batches_items.append(state_batches_item)
+                pos = state_batches_end
             else:
-                state_batches_n, pos = _w.read_count(buf, pos, True)
-            if state_batches_n < 0:
-                raise DecodeError("non-nullable field state_batches was null", offset=pos)
-            elif state_batches_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                state_batches_items: list[StateBatch] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                state_batches_end = pos + state_batches_n * 20
-                state_batches_rows = buf[pos:state_batches_end]
-                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                        state_batches_item = blank_instance(StateBatch)
-                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                        state_batches_item.unknown_tagged_fields = ()
-                        state_batches_items.append(state_batches_item)
-                    pos = state_batches_end
-                else:
-                    for index in range(state_batches_n):
-                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                        state_batches_items.append(state_batches_item)
-                data.state_batches = state_batches_items
+                for index in range(state_batches_n):
+                    state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                    state_batches_items.append(state_batches_item)
+            data.state_batches = state_batches_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -396,10 +389,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         state_batches_items = data.state_batches
         if state_batches_items is None:
                 raise EncodeError("field state_batches is null, which PartitionData version 0 does not allow (never nullable)")
-        elif len(state_batches_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(state_batches_items) + 1)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0_1(state_batches_item, out)
         else:
             _w.write_count(out, len(state_batches_items), True)
             for state_batches_item in state_batches_items:
@@ -442,35 +431,28 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         pos += 24
         field = "state_batches[]"
         index = -1  # no element yet: an error in the count names the array itself
-        state_batches_n = buf[pos] - 1
-        if state_batches_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        state_batches_n, pos = _w.read_count(buf, pos, True)
+        if state_batches_n < 0:
+            raise DecodeError("non-nullable field state_batches was null", offset=pos)
+        elif state_batches_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            state_batches_items: list[StateBatch] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            state_batches_end = pos + state_batches_n * 20
+            state_batches_rows = buf[pos:state_batches_end]
+            if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                    state_batches_item = blank_instance(StateBatch)
+                    state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                    state_batches_item.unknown_tagged_fields = ()
+                    state_batches_items.append(state_batches_item)
+                pos = state_batches_end
             else:
-                state_batches_n, pos = _w.read_count(buf, pos, True)
-            if state_batches_n < 0:
-                raise DecodeError("non-nullable field state_batches was null", offset=pos)
-            elif state_batches_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                state_batches_items: list[StateBatch] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                state_batches_end = pos + state_batches_n * 20
-                state_batches_rows = buf[pos:state_batches_end]
-                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                        state_batches_item = blank_instance(StateBatch)
-                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                        state_batches_item.unknown_tagged_fields = ()
-                        state_batches_items.append(state_batches_item)
-                    pos = state_batches_end
-                else:
-                    for index in range(state_batches_n):
-                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                        state_batches_items.append(state_batches_item)
-                data.state_batches = state_batches_items
+                for index in range(state_batches_n):
+                    state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                    state_batches_items.append(state_batches_item)
+            data.state_batches = state_batches_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -491,10 +473,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         state_batches_items = data.state_batches
         if state_batches_items is None:
                 raise EncodeError("field state_batches is null, which PartitionData version 1 does not allow (never nullable)")
-        elif len(state_batches_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(state_batches_items) + 1)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0_1(state_batches_item, out)
         else:
             _w.write_count(out, len(state_batches_items), True)
             for state_batches_item in state_batches_items:
@@ -530,77 +508,22 @@ def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
     data = blank_instance(WriteStateData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        partitions_item.delivery_complete_count = -1
-                        field = "partition, state_epoch, leader_epoch, start_offset"
-                        partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
-                        pos += 20
-                        field = "state_batches[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        state_batches_n = buf[pos] - 1
-                        if state_batches_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                state_batches_n, pos = _w.read_count(buf, pos, True)
-                            if state_batches_n < 0:
-                                raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                            elif state_batches_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                state_batches_items: list[StateBatch] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                state_batches_end = pos + state_batches_n * 20
-                                state_batches_rows = buf[pos:state_batches_end]
-                                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                                        state_batches_item = blank_instance(StateBatch)
-                                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                                        state_batches_item.unknown_tagged_fields = ()
-                                        state_batches_items.append(state_batches_item)
-                                    pos = state_batches_end
-                                else:
-                                    for index in range(state_batches_n):
-                                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                                        state_batches_items.append(state_batches_item)
-                                partitions_item.state_batches = state_batches_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v0(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -621,10 +544,6 @@ def _write_WriteStateData_v0(data: WriteStateData, out: bytearray) -> None:
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which WriteStateData version 0 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -661,76 +580,22 @@ def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
     data = blank_instance(WriteStateData)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionData] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionData)
-                        field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
-                        partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionData_partition_to_delivery_complete_count(buf, pos)
-                        pos += 24
-                        field = "state_batches[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        state_batches_n = buf[pos] - 1
-                        if state_batches_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                state_batches_n, pos = _w.read_count(buf, pos, True)
-                            if state_batches_n < 0:
-                                raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                            elif state_batches_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                state_batches_items: list[StateBatch] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                state_batches_end = pos + state_batches_n * 20
-                                state_batches_rows = buf[pos:state_batches_end]
-                                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                                        state_batches_item = blank_instance(StateBatch)
-                                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                                        state_batches_item.unknown_tagged_fields = ()
-                                        state_batches_items.append(state_batches_item)
-                                    pos = state_batches_end
-                                else:
-                                    for index in range(state_batches_n):
-                                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                                        state_batches_items.append(state_batches_item)
-                                partitions_item.state_batches = state_batches_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                data.partitions = partitions_items
+            partitions_items: list[PartitionData] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v1(buf, pos)
+                partitions_items.append(partitions_item)
+            data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -751,10 +616,6 @@ def _write_WriteStateData_v1(data: WriteStateData, out: bytearray) -> None:
         partitions_items = data.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which WriteStateData version 1 does not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -791,121 +652,22 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
     request = blank_instance(WriteShareGroupStateRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[WriteStateData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(WriteStateData)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        partitions_item.delivery_complete_count = -1
-                                        field = "partition, state_epoch, leader_epoch, start_offset"
-                                        partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
-                                        pos += 20
-                                        field = "state_batches[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        state_batches_n = buf[pos] - 1
-                                        if state_batches_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                state_batches_n, pos = _w.read_count(buf, pos, True)
-                                            if state_batches_n < 0:
-                                                raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                                            elif state_batches_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                state_batches_items: list[StateBatch] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                state_batches_end = pos + state_batches_n * 20
-                                                state_batches_rows = buf[pos:state_batches_end]
-                                                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                                                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                                                        state_batches_item = blank_instance(StateBatch)
-                                                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                                                        state_batches_item.unknown_tagged_fields = ()
-                                                        state_batches_items.append(state_batches_item)
-                                                    pos = state_batches_end
-                                                else:
-                                                    for index in range(state_batches_n):
-                                                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                                                        state_batches_items.append(state_batches_item)
-                                                partitions_item.state_batches = state_batches_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[WriteStateData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_WriteStateData_v0(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -923,20 +685,11 @@ def _write_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest, 
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_WriteStateData_v0(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -973,120 +726,22 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
     request = blank_instance(WriteShareGroupStateRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "group_id"
-        group_id_n = buf[pos]  # the length + 1
-        if group_id_n == 1:  # the empty string
-            request.group_id = ""
-            pos += 1
-        else:
-            group_id_end = pos + group_id_n
-            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
-                request.group_id = buf[pos + 1:group_id_end].decode()
-                pos = group_id_end
-            else:
-                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[WriteStateData] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(WriteStateData)
-                        field = "topic_id"
-                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionData] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionData)
-                                        field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
-                                        partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionData_partition_to_delivery_complete_count(buf, pos)
-                                        pos += 24
-                                        field = "state_batches[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        state_batches_n = buf[pos] - 1
-                                        if state_batches_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                state_batches_n, pos = _w.read_count(buf, pos, True)
-                                            if state_batches_n < 0:
-                                                raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                                            elif state_batches_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                state_batches_items: list[StateBatch] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                state_batches_end = pos + state_batches_n * 20
-                                                state_batches_rows = buf[pos:state_batches_end]
-                                                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                                                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                                                        state_batches_item = blank_instance(StateBatch)
-                                                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                                                        state_batches_item.unknown_tagged_fields = ()
-                                                        state_batches_items.append(state_batches_item)
-                                                    pos = state_batches_end
-                                                else:
-                                                    for index in range(state_batches_n):
-                                                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                                                        state_batches_items.append(state_batches_item)
-                                                partitions_item.state_batches = state_batches_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                request.topics = topics_items
+            topics_items: list[WriteStateData] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_WriteStateData_v1(buf, pos)
+                topics_items.append(topics_item)
+            request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1104,20 +759,11 @@ def _write_WriteShareGroupStateRequest_v1(request: WriteShareGroupStateRequest, 
         field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
-        group_id_utf8 = request.group_id.encode()
-        if len(group_id_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(group_id_utf8) + 1)
-            out += group_id_utf8
-        else:
-            _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, request.group_id)
         field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_WriteStateData_v1(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:

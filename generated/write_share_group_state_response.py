@@ -196,26 +196,12 @@ def _read_PartitionResult_v0_1(buf: bytes, pos: int) -> tuple[PartitionResult, i
     result = blank_instance(PartitionResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "partition, error_code"
         result.partition, result.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_n = buf[pos]  # the length + 1
-        if error_message_n == 1:  # the empty string
-            result.error_message = ""
-            pos += 1
-        elif error_message_n == 0:  # null
-            result.error_message = None
-            pos += 1
-        else:
-            error_message_end = pos + error_message_n
-            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                result.error_message = buf[pos + 1:error_message_end].decode()
-                pos = error_message_end
-            else:
-                result.error_message, pos = _w.read_compact_string(buf, pos)
+        result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -259,60 +245,22 @@ def _read_WriteStateResult_v0_1(buf: bytes, pos: int) -> tuple[WriteStateResult,
     result = blank_instance(WriteStateResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "topic_id"
         result.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[PartitionResult] = []
-                for partitions_index in range(partitions_n):
-                    try:
-                        partitions_item = blank_instance(PartitionResult)
-                        field = "partition, error_code"
-                        partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
-                        pos += 6
-                        field = "error_message"
-                        error_message_n = buf[pos]  # the length + 1
-                        if error_message_n == 1:  # the empty string
-                            partitions_item.error_message = ""
-                            pos += 1
-                        elif error_message_n == 0:  # null
-                            partitions_item.error_message = None
-                            pos += 1
-                        else:
-                            error_message_end = pos + error_message_n
-                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                pos = error_message_end
-                            else:
-                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            partitions_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "partitions[]", partitions_index
-                        raise failure from None
-                    partitions_items.append(partitions_item)
-                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                result.partitions = partitions_items
+            partitions_items: list[PartitionResult] = []
+            for index in range(partitions_n):
+                partitions_item, pos = _read_PartitionResult_v0_1(buf, pos)
+                partitions_items.append(partitions_item)
+            result.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -333,10 +281,6 @@ def _write_WriteStateResult_v0_1(result: WriteStateResult, out: bytearray) -> No
         partitions_items = result.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which WriteStateResult versions 0-1 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_PartitionResult_v0_1(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -373,92 +317,20 @@ def _read_WriteShareGroupStateResponse_v0_1(buf: bytes, pos: int) -> tuple[Write
     response = blank_instance(WriteShareGroupStateResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
-        results_n = buf[pos] - 1
-        if results_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
+            raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                results_n, pos = _w.read_count(buf, pos, True)
-            if results_n < 0:
-                raise DecodeError("non-nullable field results was null", offset=pos)
-            elif results_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                results_items: list[WriteStateResult] = []
-                for results_index in range(results_n):
-                    try:
-                        results_item = blank_instance(WriteStateResult)
-                        field = "topic_id"
-                        results_item.topic_id, pos = _w.read_uuid(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[PartitionResult] = []
-                                for partitions_index in range(partitions_n):
-                                    try:
-                                        partitions_item = blank_instance(PartitionResult)
-                                        field = "partition, error_code"
-                                        partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
-                                        pos += 6
-                                        field = "error_message"
-                                        error_message_n = buf[pos]  # the length + 1
-                                        if error_message_n == 1:  # the empty string
-                                            partitions_item.error_message = ""
-                                            pos += 1
-                                        elif error_message_n == 0:  # null
-                                            partitions_item.error_message = None
-                                            pos += 1
-                                        else:
-                                            error_message_end = pos + error_message_n
-                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                pos = error_message_end
-                                            else:
-                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            partitions_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "partitions[]", partitions_index
-                                        raise failure from None
-                                    partitions_items.append(partitions_item)
-                                field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                results_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            results_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "results[]", results_index
-                        raise failure from None
-                    results_items.append(results_item)
-                field, index = "results[]", results_index  # as the last call would have left them
-                response.results = results_items
+            results_items: list[WriteStateResult] = []
+            for index in range(results_n):
+                results_item, pos = _read_WriteStateResult_v0_1(buf, pos)
+                results_items.append(results_item)
+            response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -477,10 +349,6 @@ def _write_WriteShareGroupStateResponse_v0_1(response: WriteShareGroupStateRespo
         results_items = response.results
         if results_items is None:
                 raise EncodeError("field results is null, which WriteShareGroupStateResponse versions 0-1 do not allow (never nullable)")
-        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(results_items) + 1)
-            for results_item in results_items:
-                _write_WriteStateResult_v0_1(results_item, out)
         else:
             _w.write_count(out, len(results_items), True)
             for results_item in results_items:

@@ -25,8 +25,6 @@ _unpack_WritableTxnMarker_coordinator_epoch = struct.Struct(">i").unpack_from
 _pack_WritableTxnMarker_coordinator_epoch = struct.Struct(">i").pack
 _unpack_WritableTxnMarker_coordinator_epoch_transaction_version = struct.Struct(">ib").unpack_from
 _pack_WritableTxnMarker_coordinator_epoch_transaction_version = struct.Struct(">ib").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class WritableTxnMarkerTopic(GeneratedStruct):
@@ -274,35 +272,15 @@ def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxn
     topic = blank_instance(WritableTxnMarkerTopic)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            topic.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                topic.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                topic.name, pos = _w.read_compact_string_nn(buf, pos)
+        topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
-        partition_indexes_n = buf[pos] - 1
-        if partition_indexes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+        if partition_indexes_n < 0:
+            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
         else:
-            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                pos = partition_indexes_end
-            else:
-                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                if partition_indexes_n < 0:
-                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                else:
-                    topic.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+            topic.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -320,19 +298,11 @@ def _write_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic, out: bytea
         field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
-        name_utf8 = topic.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, topic.name)
         field = "partition_indexes"
         partition_indexes_items = topic.partition_indexes
         if partition_indexes_items is None:
                 raise EncodeError("field partition_indexes is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
-        elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partition_indexes_items) + 1)
-            out += _pack_int32s[len(partition_indexes_items)](*partition_indexes_items)
         else:
             _w.write_count(out, len(partition_indexes_items), True)
             _w.write_fixed_array(out, partition_indexes_items, "i")
@@ -381,24 +351,9 @@ def _read_WritableTxnMarker_v0(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[WritableTxnMarkerTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(WritableTxnMarkerTopic)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
-                    if partition_indexes_n < 0:
-                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                    else:
-                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_WritableTxnMarkerTopic_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             marker.topics = topics_items
         field = "coordinator_epoch"
         (marker.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
@@ -449,70 +404,23 @@ def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
     marker.transaction_version = 0
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "producer_id, producer_epoch, transaction_result"
         marker.producer_id, marker.producer_epoch, marker.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
         pos += 11
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[WritableTxnMarkerTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(WritableTxnMarkerTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_indexes"
-                        partition_indexes_n = buf[pos] - 1
-                        if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partition_indexes_end
-                            else:
-                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                if partition_indexes_n < 0:
-                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                else:
-                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                marker.topics = topics_items
+            topics_items: list[WritableTxnMarkerTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_WritableTxnMarkerTopic_v1_2(buf, pos)
+                topics_items.append(topics_item)
+            marker.topics = topics_items
         field = "coordinator_epoch"
         (marker.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
         pos += 4
@@ -536,10 +444,6 @@ def _write_WritableTxnMarker_v1(marker: WritableTxnMarker, out: bytearray) -> No
         topics_items = marker.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which WritableTxnMarker version 1 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -577,70 +481,23 @@ def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
     marker = blank_instance(WritableTxnMarker)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "producer_id, producer_epoch, transaction_result"
         marker.producer_id, marker.producer_epoch, marker.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
         pos += 11
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[WritableTxnMarkerTopic] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(WritableTxnMarkerTopic)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partition_indexes"
-                        partition_indexes_n = buf[pos] - 1
-                        if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                pos = partition_indexes_end
-                            else:
-                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                if partition_indexes_n < 0:
-                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                else:
-                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                marker.topics = topics_items
+            topics_items: list[WritableTxnMarkerTopic] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_WritableTxnMarkerTopic_v1_2(buf, pos)
+                topics_items.append(topics_item)
+            marker.topics = topics_items
         field = "coordinator_epoch, transaction_version"
         marker.coordinator_epoch, marker.transaction_version = _unpack_WritableTxnMarker_coordinator_epoch_transaction_version(buf, pos)
         pos += 5
@@ -664,10 +521,6 @@ def _write_WritableTxnMarker_v2(marker: WritableTxnMarker, out: bytearray) -> No
         topics_items = marker.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which WritableTxnMarker version 2 does not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -715,51 +568,9 @@ def _read_WriteTxnMarkersRequest_v0(buf: bytes, pos: int) -> tuple[WriteTxnMarke
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             markers_items: list[WritableTxnMarker] = []
-            for markers_index in range(markers_n):
-                try:
-                    markers_item = blank_instance(WritableTxnMarker)
-                    markers_item.transaction_version = 0
-                    field = "producer_id, producer_epoch, transaction_result"
-                    markers_item.producer_id, markers_item.producer_epoch, markers_item.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
-                    pos += 11
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n, pos = _w.read_count(buf, pos, False)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        topics_items: list[WritableTxnMarkerTopic] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(WritableTxnMarkerTopic)
-                                field = "name"
-                                topics_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "partition_indexes"
-                                partition_indexes_n, pos = _w.read_count(buf, pos, False)
-                                if partition_indexes_n < 0:
-                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                else:
-                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                                topics_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        markers_item.topics = topics_items
-                    field = "coordinator_epoch"
-                    (markers_item.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
-                    pos += 4
-                    markers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "markers[]", markers_index
-                    raise failure from None
+            for index in range(markers_n):
+                markers_item, pos = _read_WritableTxnMarker_v0(buf, pos)
                 markers_items.append(markers_item)
-            field, index = "markers[]", markers_index  # as the last call would have left them
             request.markers = markers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -802,106 +613,20 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
     request = blank_instance(WriteTxnMarkersRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "markers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        markers_n = buf[pos] - 1
-        if markers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        markers_n, pos = _w.read_count(buf, pos, True)
+        if markers_n < 0:
+            raise DecodeError("non-nullable field markers was null", offset=pos)
+        elif markers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if markers_n < 0x7F and markers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                markers_n, pos = _w.read_count(buf, pos, True)
-            if markers_n < 0:
-                raise DecodeError("non-nullable field markers was null", offset=pos)
-            elif markers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                markers_items: list[WritableTxnMarker] = []
-                for markers_index in range(markers_n):
-                    try:
-                        markers_item = blank_instance(WritableTxnMarker)
-                        markers_item.transaction_version = 0
-                        field = "producer_id, producer_epoch, transaction_result"
-                        markers_item.producer_id, markers_item.producer_epoch, markers_item.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
-                        pos += 11
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[WritableTxnMarkerTopic] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(WritableTxnMarkerTopic)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partition_indexes"
-                                        partition_indexes_n = buf[pos] - 1
-                                        if partition_indexes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = partition_indexes_end
-                                            else:
-                                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                                if partition_indexes_n < 0:
-                                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                                else:
-                                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                markers_item.topics = topics_items
-                        field = "coordinator_epoch"
-                        (markers_item.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
-                        pos += 4
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            markers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "markers[]", markers_index
-                        raise failure from None
-                    markers_items.append(markers_item)
-                field, index = "markers[]", markers_index  # as the last call would have left them
-                request.markers = markers_items
+            markers_items: list[WritableTxnMarker] = []
+            for index in range(markers_n):
+                markers_item, pos = _read_WritableTxnMarker_v1(buf, pos)
+                markers_items.append(markers_item)
+            request.markers = markers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -920,10 +645,6 @@ def _write_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest, out: bytea
         markers_items = request.markers
         if markers_items is None:
                 raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 1 does not allow (never nullable)")
-        elif len(markers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(markers_items) + 1)
-            for markers_item in markers_items:
-                _write_WritableTxnMarker_v1(markers_item, out)
         else:
             _w.write_count(out, len(markers_items), True)
             for markers_item in markers_items:
@@ -959,105 +680,20 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
     request = blank_instance(WriteTxnMarkersRequest)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "markers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        markers_n = buf[pos] - 1
-        if markers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        markers_n, pos = _w.read_count(buf, pos, True)
+        if markers_n < 0:
+            raise DecodeError("non-nullable field markers was null", offset=pos)
+        elif markers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if markers_n < 0x7F and markers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                markers_n, pos = _w.read_count(buf, pos, True)
-            if markers_n < 0:
-                raise DecodeError("non-nullable field markers was null", offset=pos)
-            elif markers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                markers_items: list[WritableTxnMarker] = []
-                for markers_index in range(markers_n):
-                    try:
-                        markers_item = blank_instance(WritableTxnMarker)
-                        field = "producer_id, producer_epoch, transaction_result"
-                        markers_item.producer_id, markers_item.producer_epoch, markers_item.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
-                        pos += 11
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[WritableTxnMarkerTopic] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(WritableTxnMarkerTopic)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partition_indexes"
-                                        partition_indexes_n = buf[pos] - 1
-                                        if partition_indexes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                                pos = partition_indexes_end
-                                            else:
-                                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                                if partition_indexes_n < 0:
-                                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                                else:
-                                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                markers_item.topics = topics_items
-                        field = "coordinator_epoch, transaction_version"
-                        markers_item.coordinator_epoch, markers_item.transaction_version = _unpack_WritableTxnMarker_coordinator_epoch_transaction_version(buf, pos)
-                        pos += 5
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            markers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "markers[]", markers_index
-                        raise failure from None
-                    markers_items.append(markers_item)
-                field, index = "markers[]", markers_index  # as the last call would have left them
-                request.markers = markers_items
+            markers_items: list[WritableTxnMarker] = []
+            for index in range(markers_n):
+                markers_item, pos = _read_WritableTxnMarker_v2(buf, pos)
+                markers_items.append(markers_item)
+            request.markers = markers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1076,10 +712,6 @@ def _write_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest, out: bytea
         markers_items = request.markers
         if markers_items is None:
                 raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 2 does not allow (never nullable)")
-        elif len(markers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(markers_items) + 1)
-            for markers_item in markers_items:
-                _write_WritableTxnMarker_v2(markers_item, out)
         else:
             _w.write_count(out, len(markers_items), True)
             for markers_item in markers_items:

@@ -394,48 +394,31 @@ def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int) -> tuple[Writa
     size = len(buf)
     try:
         field = "name"
-        name_n = buf[pos]  # the length + 1
-        if name_n == 1:  # the empty string
-            result.name = ""
-            pos += 1
-        else:
-            name_end = pos + name_n
-            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                result.name = buf[pos + 1:name_end].decode()
-                pos = name_end
-            else:
-                result.name, pos = _w.read_compact_string_nn(buf, pos)
+        result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
-        partitions_n = buf[pos] - 1
-        if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
+            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
+            partitions_items: list[WritableTxnMarkerPartitionResult] = []
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            partitions_end = pos + partitions_n * 7
+            partitions_rows = buf[pos:partitions_end]
+            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                for partitions_row in _rows_WritableTxnMarkerPartitionResult_v1_2(partitions_rows):
+                    partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
+                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_items.append(partitions_item)
+                pos = partitions_end
             else:
-                partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
-            elif partitions_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                partitions_items: list[WritableTxnMarkerPartitionResult] = []
-                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                partitions_end = pos + partitions_n * 7
-                partitions_rows = buf[pos:partitions_end]
-                if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                    for partitions_row in _rows_WritableTxnMarkerPartitionResult_v1_2(partitions_rows):
-                        partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
-                        partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                        partitions_item.unknown_tagged_fields = ()
-                        partitions_items.append(partitions_item)
-                    pos = partitions_end
-                else:
-                    for index in range(partitions_n):
-                        partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v1_2(buf, pos)
-                        partitions_items.append(partitions_item)
-                result.partitions = partitions_items
+                for index in range(partitions_n):
+                    partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v1_2(buf, pos)
+                    partitions_items.append(partitions_item)
+            result.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -453,20 +436,11 @@ def _write_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResul
         field = "name"
         if result.name is None:
             raise EncodeError("field name is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
-        name_utf8 = result.name.encode()
-        if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
-            out.append(len(name_utf8) + 1)
-            out += name_utf8
-        else:
-            _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, result.name)
         field = "partitions[]"
         partitions_items = result.partitions
         if partitions_items is None:
                 raise EncodeError("field partitions is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
-        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(partitions_items) + 1)
-            for partitions_item in partitions_items:
-                _write_WritableTxnMarkerPartitionResult_v1_2(partitions_item, out)
         else:
             _w.write_count(out, len(partitions_items), True)
             for partitions_item in partitions_items:
@@ -503,7 +477,6 @@ def _read_WritableTxnMarkerResult_v0(buf: bytes, pos: int) -> tuple[WritableTxnM
     result = blank_instance(WritableTxnMarkerResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "producer_id"
         (result.producer_id,) = _unpack_WritableTxnMarkerResult_producer_id(buf, pos)
@@ -517,42 +490,9 @@ def _read_WritableTxnMarkerResult_v0(buf: bytes, pos: int) -> tuple[WritableTxnM
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[WritableTxnMarkerTopicResult] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(WritableTxnMarkerTopicResult)
-                    field = "name"
-                    topics_item.name, pos = _w.read_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n, pos = _w.read_count(buf, pos, False)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        partitions_items: list[WritableTxnMarkerPartitionResult] = []
-                        # Every element is fixed-width: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 6
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 6:
-                            for partitions_row in _rows_WritableTxnMarkerPartitionResult_v0(partitions_rows):
-                                partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
-                                partitions_item.partition_index, partitions_item.error_code = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
-                        else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v0(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    topics_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
+            for index in range(topics_n):
+                topics_item, pos = _read_WritableTxnMarkerTopicResult_v0(buf, pos)
                 topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
             result.topics = topics_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -597,86 +537,23 @@ def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTx
     result = blank_instance(WritableTxnMarkerResult)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "producer_id"
         (result.producer_id,) = _unpack_WritableTxnMarkerResult_producer_id(buf, pos)
         pos += 8
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
-        topics_n = buf[pos] - 1
-        if topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
+            raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                topics_n, pos = _w.read_count(buf, pos, True)
-            if topics_n < 0:
-                raise DecodeError("non-nullable field topics was null", offset=pos)
-            elif topics_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                topics_items: list[WritableTxnMarkerTopicResult] = []
-                for topics_index in range(topics_n):
-                    try:
-                        topics_item = blank_instance(WritableTxnMarkerTopicResult)
-                        field = "name"
-                        name_n = buf[pos]  # the length + 1
-                        if name_n == 1:  # the empty string
-                            topics_item.name = ""
-                            pos += 1
-                        else:
-                            name_end = pos + name_n
-                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                topics_item.name = buf[pos + 1:name_end].decode()
-                                pos = name_end
-                            else:
-                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                        field = "partitions[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        partitions_n = buf[pos] - 1
-                        if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                partitions_n, pos = _w.read_count(buf, pos, True)
-                            if partitions_n < 0:
-                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                            elif partitions_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                partitions_items: list[WritableTxnMarkerPartitionResult] = []
-                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                partitions_end = pos + partitions_n * 7
-                                partitions_rows = buf[pos:partitions_end]
-                                if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                                    for partitions_row in _rows_WritableTxnMarkerPartitionResult_v1_2(partitions_rows):
-                                        partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
-                                        partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                                        partitions_item.unknown_tagged_fields = ()
-                                        partitions_items.append(partitions_item)
-                                    pos = partitions_end
-                                else:
-                                    for index in range(partitions_n):
-                                        partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v1_2(buf, pos)
-                                        partitions_items.append(partitions_item)
-                                topics_item.partitions = partitions_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            topics_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "topics[]", topics_index
-                        raise failure from None
-                    topics_items.append(topics_item)
-                field, index = "topics[]", topics_index  # as the last call would have left them
-                result.topics = topics_items
+            topics_items: list[WritableTxnMarkerTopicResult] = []
+            for index in range(topics_n):
+                topics_item, pos = _read_WritableTxnMarkerTopicResult_v1_2(buf, pos)
+                topics_items.append(topics_item)
+            result.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -697,10 +574,6 @@ def _write_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult, out: by
         topics_items = result.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which WritableTxnMarkerResult versions 1-2 do not allow (never nullable)")
-        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(topics_items) + 1)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopicResult_v1_2(topics_item, out)
         else:
             _w.write_count(out, len(topics_items), True)
             for topics_item in topics_items:
@@ -736,7 +609,6 @@ def _read_WriteTxnMarkersResponse_v0(buf: bytes, pos: int) -> tuple[WriteTxnMark
     response = blank_instance(WriteTxnMarkersResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "markers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -747,65 +619,9 @@ def _read_WriteTxnMarkersResponse_v0(buf: bytes, pos: int) -> tuple[WriteTxnMark
             pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             markers_items: list[WritableTxnMarkerResult] = []
-            for markers_index in range(markers_n):
-                try:
-                    markers_item = blank_instance(WritableTxnMarkerResult)
-                    field = "producer_id"
-                    (markers_item.producer_id,) = _unpack_WritableTxnMarkerResult_producer_id(buf, pos)
-                    pos += 8
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n, pos = _w.read_count(buf, pos, False)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        topics_items: list[WritableTxnMarkerTopicResult] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(WritableTxnMarkerTopicResult)
-                                field = "name"
-                                topics_item.name, pos = _w.read_string_nn(buf, pos)
-                                field = "partitions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                partitions_n, pos = _w.read_count(buf, pos, False)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: no loop to set up
-                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                else:
-                                    partitions_items: list[WritableTxnMarkerPartitionResult] = []
-                                    # Every element is fixed-width: one iter_unpack for all.
-                                    partitions_end = pos + partitions_n * 6
-                                    partitions_rows = buf[pos:partitions_end]
-                                    if len(partitions_rows) == partitions_n * 6:
-                                        for partitions_row in _rows_WritableTxnMarkerPartitionResult_v0(partitions_rows):
-                                            partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
-                                            partitions_item.partition_index, partitions_item.error_code = partitions_row
-                                            partitions_item.unknown_tagged_fields = ()
-                                            partitions_items.append(partitions_item)
-                                        pos = partitions_end
-                                    else:
-                                        for index in range(partitions_n):
-                                            partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v0(buf, pos)
-                                            partitions_items.append(partitions_item)
-                                    topics_item.partitions = partitions_items
-                                topics_item.unknown_tagged_fields = ()
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        markers_item.topics = topics_items
-                    markers_item.unknown_tagged_fields = ()
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "markers[]", markers_index
-                    raise failure from None
+            for index in range(markers_n):
+                markers_item, pos = _read_WritableTxnMarkerResult_v0(buf, pos)
                 markers_items.append(markers_item)
-            field, index = "markers[]", markers_index  # as the last call would have left them
             response.markers = markers_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -848,118 +664,20 @@ def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMa
     response = blank_instance(WriteTxnMarkersResponse)
     field = ""
     index = 0
-    size = len(buf)
     try:
         field = "markers[]"
         index = -1  # no element yet: an error in the count names the array itself
-        markers_n = buf[pos] - 1
-        if markers_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset
+        markers_n, pos = _w.read_count(buf, pos, True)
+        if markers_n < 0:
+            raise DecodeError("non-nullable field markers was null", offset=pos)
+        elif markers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
-            if markers_n < 0x7F and markers_n < size - pos:  # the usual case: a one-byte count that fits
-                pos += 1
-            else:
-                markers_n, pos = _w.read_count(buf, pos, True)
-            if markers_n < 0:
-                raise DecodeError("non-nullable field markers was null", offset=pos)
-            elif markers_n == 0:  # no element: no loop to set up
-                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-            else:
-                markers_items: list[WritableTxnMarkerResult] = []
-                for markers_index in range(markers_n):
-                    try:
-                        markers_item = blank_instance(WritableTxnMarkerResult)
-                        field = "producer_id"
-                        (markers_item.producer_id,) = _unpack_WritableTxnMarkerResult_producer_id(buf, pos)
-                        pos += 8
-                        field = "topics[]"
-                        index = -1  # no element yet: an error in the count names the array itself
-                        topics_n = buf[pos] - 1
-                        if topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset
-                        else:
-                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                                pos += 1
-                            else:
-                                topics_n, pos = _w.read_count(buf, pos, True)
-                            if topics_n < 0:
-                                raise DecodeError("non-nullable field topics was null", offset=pos)
-                            elif topics_n == 0:  # no element: no loop to set up
-                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                            else:
-                                topics_items: list[WritableTxnMarkerTopicResult] = []
-                                for topics_index in range(topics_n):
-                                    try:
-                                        topics_item = blank_instance(WritableTxnMarkerTopicResult)
-                                        field = "name"
-                                        name_n = buf[pos]  # the length + 1
-                                        if name_n == 1:  # the empty string
-                                            topics_item.name = ""
-                                            pos += 1
-                                        else:
-                                            name_end = pos + name_n
-                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
-                                                topics_item.name = buf[pos + 1:name_end].decode()
-                                                pos = name_end
-                                            else:
-                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                        field = "partitions[]"
-                                        index = -1  # no element yet: an error in the count names the array itself
-                                        partitions_n = buf[pos] - 1
-                                        if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset
-                                        else:
-                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                                pos += 1
-                                            else:
-                                                partitions_n, pos = _w.read_count(buf, pos, True)
-                                            if partitions_n < 0:
-                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                            elif partitions_n == 0:  # no element: no loop to set up
-                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                                            else:
-                                                partitions_items: list[WritableTxnMarkerPartitionResult] = []
-                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                                partitions_end = pos + partitions_n * 7
-                                                partitions_rows = buf[pos:partitions_end]
-                                                if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                                                    for partitions_row in _rows_WritableTxnMarkerPartitionResult_v1_2(partitions_rows):
-                                                        partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
-                                                        partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                                                        partitions_item.unknown_tagged_fields = ()
-                                                        partitions_items.append(partitions_item)
-                                                    pos = partitions_end
-                                                else:
-                                                    for index in range(partitions_n):
-                                                        partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v1_2(buf, pos)
-                                                        partitions_items.append(partitions_item)
-                                                topics_item.partitions = partitions_items
-                                        field = "(tagged fields)"
-                                        if buf[pos] == 0:
-                                            pos += 1
-                                            topics_item.unknown_tagged_fields = ()
-                                        else:  # tags these versions do not know, kept as they came
-                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                    except _w.DECODE_FAILURES as error:
-                                        failure = _w.decode_failure(error, field, index, pos)
-                                        field, index = "topics[]", topics_index
-                                        raise failure from None
-                                    topics_items.append(topics_item)
-                                field, index = "topics[]", topics_index  # as the last call would have left them
-                                markers_item.topics = topics_items
-                        field = "(tagged fields)"
-                        if buf[pos] == 0:
-                            pos += 1
-                            markers_item.unknown_tagged_fields = ()
-                        else:  # tags these versions do not know, kept as they came
-                            markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                    except _w.DECODE_FAILURES as error:
-                        failure = _w.decode_failure(error, field, index, pos)
-                        field, index = "markers[]", markers_index
-                        raise failure from None
-                    markers_items.append(markers_item)
-                field, index = "markers[]", markers_index  # as the last call would have left them
-                response.markers = markers_items
+            markers_items: list[WritableTxnMarkerResult] = []
+            for index in range(markers_n):
+                markers_item, pos = _read_WritableTxnMarkerResult_v1_2(buf, pos)
+                markers_items.append(markers_item)
+            response.markers = markers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -978,10 +696,6 @@ def _write_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse, out: 
         markers_items = response.markers
         if markers_items is None:
                 raise EncodeError("field markers is null, which WriteTxnMarkersResponse versions 1-2 do not allow (never nullable)")
-        elif len(markers_items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(markers_items) + 1)
-            for markers_item in markers_items:
-                _write_WritableTxnMarkerResult_v1_2(markers_item, out)
         else:
             _w.write_count(out, len(markers_items), True)
             for markers_item in markers_items:

@@ -525,17 +525,28 @@ class ArrayOp(Op):
             lines.append(f"    _w.write_count({out}, None, {self.compact})")
         else:
             lines += indent(null_refused(self, items)[1:])
-        if self.short_inline:
-            lines += [f"elif len({items}) < {SMALL_ARRAY}:  # the usual case: a short array with a one-byte count",
-                      f"    {out}.append(len({items}) + 1)",
-                      *indent(self.write_short(out))]
-        return lines + ["else:",
-                        f"    _w.write_count({out}, len({items}), {self.compact})",
-                        *indent(self.write_elements(out))]
+        long_count = [f"_w.write_count({out}, len({items}), {self.compact})"]
+        if not self.short_inline:
+            return lines + ["else:", *indent(long_count + self.write_elements(out))]
+        short_count = [f"{out}.append(len({items}) + 1)"]
+        short = self.write_short(out)
+        if short is not None:  # short arrays are written another way: a branch each
+            return lines + [f"elif len({items}) < {SMALL_ARRAY}:  # the usual case: a short array with a one-byte count",
+                            *indent(short_count + short),
+                            "else:", *indent(long_count + self.write_elements(out))]
+        # Either count, then the one element loop (written once, not once per count).
+        count = [f"if len({items}) < {SMALL_ARRAY}:  # the usual case: a short array with a one-byte count",
+                 *indent(short_count), "else:", *indent(long_count)]
+        if self.nullable:
+            return lines + ["else:", *indent(count + self.write_elements(out))]
+        # (the None branch raised: the count's branches continue its if, the loop follows)
+        return lines + ["el" + count[0], *count[1:], *self.write_elements(out)]
 
-    def write_short(self, out: str) -> Lines:
-        """The elements of an array shorter than SMALL_ARRAY, after its one-byte count."""
-        return self.write_elements(out)
+    def write_short(self, out: str) -> Lines | None:
+        """The elements of an array shorter than SMALL_ARRAY after its one-byte count, where they
+        are written another way than those of a longer array; None (one loop after either count)
+        where not."""
+        return None
 
     def write_elements(self, out: str) -> Lines:
         raise NotImplementedError

@@ -21,16 +21,37 @@ FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "
 # --- fast paths --------------------------------------------------------------------------------
 # Where generated code inlines the usual case instead of calling the runtime. Each rule is the
 # one place its fast path is chosen; how a flavour reads it is the flavour's (see .flavours).
+#
+# Inline code pays only where many values are decoded, and it is paid for in size: pasting
+# element reads into every parent layout made generated/ 192k lines (issue 23 §5). So inline
+# code goes where bench_codec shows it pays, the hot path below; everywhere else the same step
+# calls the runtime or the element's shared reader, with the same bytes and the same errors.
 
-def inlines_short_strings(type_name: str, compact: bool) -> bool:
-    """Compact strings: a one-byte length (under 128 bytes) is read and written inline."""
-    return type_name == "string" and compact
+# The APIs bench_codec measures (ApiVersions, Metadata, Fetch, OffsetCommit, OffsetFetch) and
+# Produce, the other half of a client's data path; their requests and responses both.
+HOT_APIS = frozenset({"ApiVersions", "Fetch", "Metadata", "OffsetCommit", "OffsetFetch", "Produce"})
+# Definition kinds decoded in bulk: request/response headers (every frame) and KRaft metadata
+# records (every record of a metadata log; bench_codec's metadata_records stream).
+HOT_KINDS = frozenset({"header", "metadata"})
 
 
-def inlines_short_arrays(compact: bool) -> bool:
-    """Compact arrays: a one-byte count (under SMALL_ARRAY elements, and for fixed-width
-    elements the elements too) is read and written inline."""
-    return compact
+def on_hot_path(message: Message) -> bool:
+    """Whether the definition's generated code takes the fast paths (the rules below)."""
+    if message.type in HOT_KINDS:
+        return True
+    return message.type in ("request", "response") and message.name.removesuffix(message.type.capitalize()) in HOT_APIS
+
+
+def inlines_short_strings(type_name: str, compact: bool, hot: bool) -> bool:
+    """Compact strings on the hot path: a one-byte length (under 128 bytes) is read and written
+    inline."""
+    return type_name == "string" and compact and hot
+
+
+def inlines_short_arrays(compact: bool, hot: bool) -> bool:
+    """Compact arrays on the hot path: a one-byte count (under SMALL_ARRAY elements, and for
+    fixed-width elements the elements too) is read and written inline."""
+    return compact and hot
 
 
 def rows_read_at_once(layout: "Layout") -> bool:
@@ -50,12 +71,16 @@ def bridges_empty_array(before: Op, array: Op, after: Op) -> bool:
             and array.compact and array.short_inline and array.nullable)
 
 
-def reads_elements_inline(array: Field, element: "Layout") -> bool:
+def reads_elements_inline(array: Field, element: "Layout", hot: bool, flexible: bool) -> bool:
     """Arrays of structs may read each element inside their loop instead of calling the
     element's reader (the flavour chooses; pure Python does): that saves the call, its frame and
-    the returned tuple, about 1,100 instructions an element. Not where a field of the element,
-    or of what it reads inline in turn, has the array's name: their locals would clash."""
-    return array.attr_name not in element.inline_attrs
+    the returned tuple, about 1,100 instructions an element. Only on the hot path and in
+    flexible versions (what today's clients and brokers speak: every bench_codec workload);
+    elsewhere the parent calls the element's one shared reader, so the element's code is
+    written once per layout instead of once per parent layout. Not where a field of the
+    element, or of what it reads inline in turn, has the array's name: their locals would
+    clash."""
+    return hot and flexible and array.attr_name not in element.inline_attrs
 
 
 # --- the plan ----------------------------------------------------------------------------------
@@ -166,6 +191,7 @@ class MessagePlan:
 
     def __init__(self, message: Message) -> None:
         self.message = message
+        self.hot = on_hot_path(message)
         self.helpers: dict[str, str] = {}  # module-level name -> its Python expression
         self._helper_names: dict[tuple, str] = {}
         self._helper_owners: dict[str, str | None] = {}
@@ -255,7 +281,7 @@ class MessagePlan:
             return UuidOp([f], tag=tag)
         if t.name == "string":
             return StringOp([f], compact=compact, nullable=nullable, tag=tag,
-                            short_inline=inlines_short_strings(t.name, compact))
+                            short_inline=inlines_short_strings(t.name, compact, self.hot))
         if t.name == "bytes":
             return BytesOp([f], compact=compact, nullable=nullable, tag=tag)
         if t.name == "records":
@@ -264,7 +290,7 @@ class MessagePlan:
             assert f.struct is not None
             return StructOp([f], target=self._walk(f.struct, v), nullable=nullable, tag=tag)
         assert t.is_array and t.element is not None
-        e, short = t.element, inlines_short_arrays(compact)
+        e, short = t.element, inlines_short_arrays(compact, self.hot)
         if e.name in FIXED_TYPES:
             fixed = FixedArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
                                code=STRUCT_CODES[e.name], width=e.fixed_width or 0, element=e.name)
@@ -282,7 +308,7 @@ class MessagePlan:
         assert f.struct is not None
         target = self._walk(f.struct, v)
         return StructArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, target=target,
-                           inline=reads_elements_inline(f, target))
+                           inline=reads_elements_inline(f, target, self.hot, self.message.flexible_at(v)))
 
     def _name_row_readers(self) -> None:
         """Give each array of fixed-width elements its row reader (``_rows_Topic_v0_4``), once

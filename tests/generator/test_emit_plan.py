@@ -13,7 +13,8 @@ from kwire.generator.emit import render_message
 from kwire.generator.emit.flavours import COMPILED, HOT_READERS, PURE
 from kwire.generator.emit.ops import (BytesArray, BytesOp, FixedArray, FixedRun, RecordsOp, StringOp, StructArray,
                                       StructOp, UuidArray, UuidOp)
-from kwire.generator.emit.plan import MessagePlan
+from kwire.generator.emit import plan as emit_plan
+from kwire.generator.emit.plan import MessagePlan, on_hot_path
 from kwire.generator.emit.views import ModuleConstants, instance_name, tuple_source, versions_note
 from kwire.generator.loader import load_definitions, load_text
 from kwire.generator.versions import MAX_VERSION, NONE, Versions
@@ -53,6 +54,14 @@ SAMPLE = """{
     {"name": "Cursor", "type": "int64", "versions": "5+", "taggedVersions": "5+", "tag": 1, "default": -1}
   ]
 }"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sample_on_the_hot_path():
+    """The sample pins down the fast paths, which only definitions on the hot path take."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(emit_plan, "HOT_APIS", emit_plan.HOT_APIS | {"Sample"})
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -171,6 +180,51 @@ def test_only_layouts_with_inline_checks_keep_the_buffer_size(plan) -> None:
     assert not layout_at(plan, "Note", 0).reads_buffer_size  # classic string: a plain call
     assert layout_at(plan, "Note", 3).reads_buffer_size      # compact string: inline length check
     assert layout_at(plan, "SampleResponse", 0).reads_buffer_size  # rows of Point
+
+
+def test_the_hot_path_is_the_benchmarked_apis_headers_and_metadata_records() -> None:
+    messages = {m.name: m for m in load_definitions([MESSAGE_DEFS])}
+    hot = ["FetchRequest", "FetchResponse", "ProduceRequest", "MetadataResponse", "OffsetCommitRequest",
+           "OffsetFetchResponse", "ApiVersionsResponse", "RequestHeader", "ResponseHeader", "PartitionRecord",
+           "RegisterBrokerRecord"]
+    assert [name for name in hot if not on_hot_path(messages[name])] == []
+    cold = ["DescribeGroupsResponse", "LeaderAndIsrRequest", "FetchSnapshotResponse", "OffsetCommitValue"]
+    assert [name for name in cold if on_hot_path(messages[name])] == []
+
+
+def test_elements_are_read_inline_only_on_the_hot_path_in_flexible_versions(plan) -> None:
+    assert op_of(layout_at(plan, "SampleResponse", 3), "notes").inline
+    assert not op_of(layout_at(plan, "SampleResponse", 0), "notes").inline  # classic: old clients
+    quiet = MessagePlan(load_text(SAMPLE.replace("SampleResponse", "QuietResponse"), "QuietResponse.json"))
+    notes, name = (op_of(layout_at(quiet, "QuietResponse", 3), attr) for attr in ("notes", "name"))
+    assert not notes.inline and not name.short_inline and not notes.short_inline
+
+
+def test_off_the_hot_path_parents_call_the_one_shared_element_reader(sample) -> None:
+    quiet = load_text(SAMPLE.replace("SampleResponse", "QuietResponse"), "QuietResponse.json")
+    source = render_message(quiet)
+    assert source.count("def _read_Note_v3_5(") == 1
+    assert "notes_item, pos = _read_Note_v3_5(buf, pos)" in source
+    assert "text_n = buf[pos]" not in source  # Note's string read stays in Note's reader, a runtime call
+    namespace: dict = {}
+    exec(compile(source, "quiet_response.py", "exec"), namespace)
+    cls, note = namespace["QuietResponse"], namespace["Note"]
+    obj = cls(name="k", notes=[note(text="a"), note(text="b" * 200)], labels=["x"] * 40)
+    for version in range(6):
+        assert cls.decode(obj.encode(version), version) == obj
+    # the same bytes as the sample's, which takes every fast path
+    twin: dict = {}
+    exec(compile(render_message(sample), "sample_response.py", "exec"), twin)
+    same = twin["SampleResponse"](name="k", notes=[twin["Note"](text="a"), twin["Note"](text="b" * 200)],
+                                  labels=["x"] * 40)
+    assert [same.encode(v) for v in range(6)] == [obj.encode(v) for v in range(6)]
+
+
+def test_an_array_writes_its_element_loop_once(plan) -> None:
+    for attr in ("notes", "labels", "dirs"):
+        write = op_of(layout_at(plan, "SampleResponse", 3), attr).write("response", "out")
+        assert sum(line.lstrip().startswith(f"for {attr}_item in ") for line in write) == 1, write
+        assert any("out.append(len(" in line for line in write)  # the one-byte count of a short array
 
 
 # --- the code a step writes ------------------------------------------------------------------------
@@ -328,8 +382,9 @@ def test_the_module_describes_each_field_and_runs(sample) -> None:
     assert cls.decode(obj.encode(5), 5) == obj and obj.encode(5).endswith(bytes([1, 1, 8]) + (7).to_bytes(8, "big"))
 
 
+# Named after a hot-path message: bridges are a hot-path fast path (plan.on_hot_path).
 BRIDGED = """{
-  "apiKey": 91, "type": "response", "name": "BridgedResponse",
+  "apiKey": 1, "type": "response", "name": "FetchResponse",
   "validVersions": "0-1", "flexibleVersions": "1+",
   "fields": [
     {"name": "Id", "type": "int32", "versions": "0+"},
@@ -342,8 +397,8 @@ BRIDGED = """{
 
 
 def test_a_nullable_compact_array_between_runs_is_read_with_them_when_null_or_empty() -> None:
-    plan = MessagePlan(load_text(BRIDGED, "BridgedResponse.json"))
-    classic, flexible = layout_at(plan, "BridgedResponse", 0), layout_at(plan, "BridgedResponse", 1)
+    plan = MessagePlan(load_text(BRIDGED, "FetchResponse.json"))
+    classic, flexible = layout_at(plan, "FetchResponse", 0), layout_at(plan, "FetchResponse", 1)
     assert not classic.bridges  # a classic count is four bytes: no one-byte test
     # one bridge: Aborted is nullable; Kept is not (it usually has elements), so Replica is not shared
     (bridge,) = flexible.bridges.values()
@@ -353,10 +408,10 @@ def test_a_nullable_compact_array_between_runs_is_read_with_them_when_null_or_em
     pure = bridge.read("response", PURE)
     assert pure[:4] == [
         "if pos + 9 <= size and buf[pos + 4] <= 1:  # the usual case: aborted null or empty, read with the runs around it",
-        "    response.id, aborted_byte, response.replica = _unpack_BridgedResponse_id_to_replica(buf, pos)",
+        "    response.id, aborted_byte, response.replica = _unpack_FetchResponse_id_to_replica(buf, pos)",
         "    if aborted_byte == 0:  # null",
         "        response.aborted = None"]
     assert "    pos += 9" in pure and "else:" in pure
     assert COMPILED.bridges_empty_arrays is False  # compiled reads the runs with integer readers
-    module = render_message(load_text(BRIDGED, "BridgedResponse.json"))
-    assert "_unpack_BridgedResponse_id_to_replica(buf, pos)" in module
+    module = render_message(load_text(BRIDGED, "FetchResponse.json"))
+    assert "_unpack_FetchResponse_id_to_replica(buf, pos)" in module
