@@ -12,6 +12,11 @@ only the generated code differs. Every workload of bench_codec.py is timed for e
 bench_codec's machinery, the runs of old and new interleaved round-robin; the table gives each
 side's median ops/s and the ratio now/base: the median of the per-round ratios, with their
 min-max. A ratio within the min-max spread of 1 is no change that these runs can tell.
+
+``--instructions`` counts instructions instead (valgrind's callgrind, deterministic where wall
+time on a shared machine is not): each operation runs ``--calls`` times inside
+``functools.reduce`` in a child process, callgrind collects inside that call only (after three
+warm-up calls; the garbage collector paused, as when timing), and the table gives instructions per operation for each side and now/base.
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ import importlib.machinery
 import io
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -123,7 +129,8 @@ def build_workloads(packages: dict[str, Any], keys: list[str]) -> list[bench.Wor
     workloads = []
     factories: dict[str, Callable[[], bench.Codec]]
     singles = {"api_versions_v3": bench.api_versions_workload, "metadata_v12": bench.metadata_workload,
-               "fetch_v12": bench.fetch_workload}
+               "fetch_v12": bench.fetch_workload, "offset_commit_v9": bench.offset_commit_workload,
+               "offset_fetch_v8": bench.offset_fetch_workload}
     for key in keys:
         if key in singles:
             _, title, spec, message = singles[key]()
@@ -143,6 +150,64 @@ def build_workloads(packages: dict[str, Any], keys: list[str]) -> list[bench.Wor
     return workloads
 
 
+# --- instruction counts ----------------------------------------------------------------------------
+
+def count_child(argv: list[str]) -> int:
+    """Under callgrind: set up one side's codec, then run one operation in functools.reduce."""
+    import functools
+    import gc
+
+    build, side, key, op, calls = argv
+    packages = sides(build, side)
+    codec = build_workloads(packages, [key])[0].codecs[side]
+    run = getattr(codec, op)
+    for _ in range(3):  # warm-up: lazily made defaults, CPython's specializing interpreter
+        run()
+    gc.disable()  # as bench_codec times: a collection's cost depends on everything else in the process
+    functools.reduce(lambda acc, _: (run(), acc)[1], range(int(calls)), 0)
+    return 0
+
+
+def sides(build: str, only: str) -> dict[str, Any]:
+    """The package of side ``only`` ('base' or 'now') of ``build`` ('pure' or 'mypyc')."""
+    if only == "now":
+        if build == "pure":
+            return {"now": importlib.import_module("kwire.generated")}
+        current, why = bench.compiled_package()
+        if current is None:
+            raise SystemExit(f"no compiled build here: {why}")
+        return {"now": current}
+    return {"base": importlib.import_module(BASE if build == "pure" else BASE_COMPILED)}
+
+
+def instructions(roots: list[Path], build: str, side: str, key: str, op: str, calls: int) -> float:
+    """Instructions per ``op`` of one side, counted by callgrind inside functools.reduce."""
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
+               "--toggle-collect=functools_reduce", sys.executable, __file__, "--count-child",
+               build, side, key, op, str(calls)]
+    env = dict(os.environ, PYTHONHASHSEED="0",
+               PYTHONPATH=os.pathsep.join([str(REPO)] + [str(root) for root in roots]))
+    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=REPO)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"callgrind run of {build} {side} {key} {op} failed:\n{done.stderr[-3000:]}")
+    return int(found.group(1)) / calls
+
+
+def count_instructions(roots: list[Path], builds: list[str], keys: list[str], calls: int) -> list[dict]:
+    print("| build | workload | op | base instructions | now instructions | now/base |")
+    print("|---|---|---|---:|---:|---:|")
+    rows = []
+    for build in builds:
+        for key in keys:
+            for op in ("decode", "encode"):
+                base, now = (instructions(roots, build, side, key, op, calls) for side in SIDES)
+                print(f"| {build} | {key} | {op} | {base:,.0f} | {now:,.0f} | {now / base:.3f} |", flush=True)
+                rows.append({"build": build, "workload": key, "operation": op,
+                             "instructions": {"base": base, "now": now}, "ratio": now / base})
+    return rows
+
+
 def round_ratios(now: bench.Cell, base: bench.Cell) -> list[float]:
     return [a / b for a, b in zip(now.run_ops, base.run_ops)]
 
@@ -156,6 +221,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workload", action="append", choices=list(bench.WORKLOAD_BUILDERS),
                         help="only this workload (repeatable)")
     parser.add_argument("--json", type=Path, help="write every run here")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions per operation with callgrind instead of timing")
+    parser.add_argument("--calls", type=int, default=20, help="operations per callgrind count (default 20)")
+    parser.add_argument("--build", action="append", choices=["pure", "mypyc"],
+                        help="with --instructions: count only this build (repeatable; default every build)")
+    if argv is None and sys.argv[1:2] == ["--count-child"]:
+        return count_child(sys.argv[2:])
     args = parser.parse_args(argv)
 
     base = args.base or git("merge-base", "HEAD", "main")
@@ -176,6 +248,14 @@ def main(argv: list[str] | None = None) -> int:
             assert (module.__file__ or "").endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), module
 
     keys = args.workload or list(bench.WORKLOAD_BUILDERS)
+    if args.instructions:
+        roots = [pure_root] + ([compiled_root] if compiled_root else [])
+        print(f"base: {base} ({commit[:12]}); now: this checkout; callgrind, {args.calls} calls per count")
+        rows = count_instructions(roots, [b for b in builds if b in (args.build or builds)], keys, args.calls)
+        if args.json:
+            args.json.write_text(json.dumps({"base": base, "commit": commit, "calls": args.calls,
+                                             "results": rows}, indent=2) + "\n")
+        return 0
     print(f"base: {base} ({commit[:12]}); now: this checkout; {args.runs} runs of ~{args.target}s per cell")
     print("| build | workload | op | base ops/s | now ops/s | now/base (median of rounds) | rounds min-max |")
     print("|---|---|---|---:|---:|---:|---:|")
