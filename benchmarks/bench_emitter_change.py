@@ -225,10 +225,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="count instructions per operation with callgrind instead of timing")
     parser.add_argument("--calls", type=int, default=20, help="operations per callgrind count (default 20)")
     parser.add_argument("--build", action="append", choices=["pure", "mypyc"],
-                        help="with --instructions: count only this build (repeatable; default every build)")
+                        help="with --instructions: count only this build (repeatable; default every build; mypyc implies --compiled)")
     if argv is None and sys.argv[1:2] == ["--count-child"]:
         return count_child(sys.argv[2:])
     args = parser.parse_args(argv)
+    if "mypyc" in (args.build or ()):
+        args.compiled = True  # counting the mypyc build needs it built
 
     base = args.base or git("merge-base", "HEAD", "main")
     commit = git("rev-parse", base)
