@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -274,18 +274,6 @@ def _write_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
-
-
 # --- AddPartitionsToTxnTopic, versions 3-5 (flexible) ---
 
 def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopic, int]:
@@ -333,22 +321,6 @@ def _write_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddPartitionsToTxnTransaction, versions 4-5 (flexible) ---
@@ -413,23 +385,6 @@ def _write_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTransaction) -> int:
-    size = 11
-    size += _w.compact_string_size(transaction.transactional_id)
-    topics_items = transaction.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_AddPartitionsToTxnTopic_v3_5(topics_item)
-    count = len(transaction.unknown_tagged_fields)
-    for tag, payload in transaction.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AddPartitionsToTxnRequest, versions 0-2 ---
 
 def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
@@ -484,19 +439,6 @@ def _write_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest, ou
                 _write_AddPartitionsToTxnTopic_v0_2(v3_and_below_topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest) -> int:
-    size = 10
-    size += _w.string_size(request.v3_and_below_transactional_id)
-    v3_and_below_topics_items = request.v3_and_below_topics
-    if v3_and_below_topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(v3_and_below_topics_items), False)
-        for v3_and_below_topics_item in v3_and_below_topics_items:
-            size += _size_AddPartitionsToTxnTopic_v0_2(v3_and_below_topics_item)
-    return size
 
 
 # --- AddPartitionsToTxnRequest, version 3 (flexible) ---
@@ -563,23 +505,6 @@ def _write_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest) -> int:
-    size = 10
-    size += _w.compact_string_size(request.v3_and_below_transactional_id)
-    v3_and_below_topics_items = request.v3_and_below_topics
-    if v3_and_below_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(v3_and_below_topics_items), True)
-        for v3_and_below_topics_item in v3_and_below_topics_items:
-            size += _size_AddPartitionsToTxnTopic_v3_5(v3_and_below_topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AddPartitionsToTxnRequest, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
@@ -642,22 +567,6 @@ def _write_AddPartitionsToTxnRequest_v4_5(request: AddPartitionsToTxnRequest, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnRequest_v4_5(request: AddPartitionsToTxnRequest) -> int:
-    size = 0
-    transactions_items = request.transactions
-    if transactions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(transactions_items), True)
-        for transactions_item in transactions_items:
-            size += _size_AddPartitionsToTxnTransaction_v4_5(transactions_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -667,7 +576,6 @@ _V4_PLUS = (4, 32767)
 
 AddPartitionsToTxnTopic._READERS = (_read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5)
 AddPartitionsToTxnTopic._WRITERS = (_write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5)
-AddPartitionsToTxnTopic._SIZERS = (_size_AddPartitionsToTxnTopic_v0_2, _size_AddPartitionsToTxnTopic_v0_2, _size_AddPartitionsToTxnTopic_v0_2, _size_AddPartitionsToTxnTopic_v3_5, _size_AddPartitionsToTxnTopic_v3_5, _size_AddPartitionsToTxnTopic_v3_5)
 AddPartitionsToTxnTopic._LAZY_DEFAULTS = {"partitions": list}
 AddPartitionsToTxnTopic._MAP_KEYS = ("name",)
 AddPartitionsToTxnTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -676,7 +584,6 @@ AddPartitionsToTxnTopic.FIELDS = (  # what the runtime knows of each field (kwir
 )
 AddPartitionsToTxnTransaction._READERS = (None, None, None, None, _read_AddPartitionsToTxnTransaction_v4_5, _read_AddPartitionsToTxnTransaction_v4_5)
 AddPartitionsToTxnTransaction._WRITERS = (None, None, None, None, _write_AddPartitionsToTxnTransaction_v4_5, _write_AddPartitionsToTxnTransaction_v4_5)
-AddPartitionsToTxnTransaction._SIZERS = (None, None, None, None, _size_AddPartitionsToTxnTransaction_v4_5, _size_AddPartitionsToTxnTransaction_v4_5)
 AddPartitionsToTxnTransaction._LAZY_DEFAULTS = {"topics": KeyedList}
 AddPartitionsToTxnTransaction._MAP_KEYS = ("transactional_id",)
 AddPartitionsToTxnTransaction.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -688,7 +595,6 @@ AddPartitionsToTxnTransaction.FIELDS = (  # what the runtime knows of each field
 )
 AddPartitionsToTxnRequest._READERS = (_read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v3, _read_AddPartitionsToTxnRequest_v4_5, _read_AddPartitionsToTxnRequest_v4_5)
 AddPartitionsToTxnRequest._WRITERS = (_write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v3, _write_AddPartitionsToTxnRequest_v4_5, _write_AddPartitionsToTxnRequest_v4_5)
-AddPartitionsToTxnRequest._SIZERS = (_size_AddPartitionsToTxnRequest_v0_2, _size_AddPartitionsToTxnRequest_v0_2, _size_AddPartitionsToTxnRequest_v0_2, _size_AddPartitionsToTxnRequest_v3, _size_AddPartitionsToTxnRequest_v4_5, _size_AddPartitionsToTxnRequest_v4_5)
 AddPartitionsToTxnRequest._LAZY_DEFAULTS = {"transactions": KeyedList, "v3_and_below_topics": KeyedList}
 AddPartitionsToTxnRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactions", json_name="transactions", type="[]AddPartitionsToTxnTransaction", versions=_V4_PLUS, default=(), struct=AddPartitionsToTxnTransaction),

@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -287,11 +287,6 @@ def _write_AddPartitionsToTxnPartitionResult_v0_2(result: AddPartitionsToTxnPart
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnPartitionResult_v0_2(result: AddPartitionsToTxnPartitionResult) -> int:
-    size = 6
-    return size
-
-
 # --- AddPartitionsToTxnPartitionResult, versions 3-5 (flexible) ---
 
 def _read_AddPartitionsToTxnPartitionResult_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
@@ -325,15 +320,6 @@ def _write_AddPartitionsToTxnPartitionResult_v3_5(result: AddPartitionsToTxnPart
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnPartitionResult_v3_5(result: AddPartitionsToTxnPartitionResult) -> int:
-    size = 6
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddPartitionsToTxnTopicResult, versions 0-2 ---
@@ -395,19 +381,6 @@ def _write_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicRes
                 _write_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicResult) -> int:
-    size = 0
-    size += _w.string_size(result.name)
-    results_by_partition_items = result.results_by_partition
-    if results_by_partition_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_by_partition_items), False)
-        for results_by_partition_item in results_by_partition_items:
-            size += _size_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_item)
-    return size
 
 
 # --- AddPartitionsToTxnTopicResult, versions 3-5 (flexible) ---
@@ -479,23 +452,6 @@ def _write_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicRes
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.name)
-    results_by_partition_items = result.results_by_partition
-    if results_by_partition_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_by_partition_items), True)
-        for results_by_partition_item in results_by_partition_items:
-            size += _size_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AddPartitionsToTxnResult, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResult, int]:
@@ -553,23 +509,6 @@ def _write_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.transactional_id)
-    topic_results_items = result.topic_results
-    if topic_results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_results_items), True)
-        for topic_results_item in topic_results_items:
-            size += _size_AddPartitionsToTxnTopicResult_v3_5(topic_results_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AddPartitionsToTxnResponse, versions 0-2 ---
 
 def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
@@ -619,18 +558,6 @@ def _write_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse,
                 _write_AddPartitionsToTxnTopicResult_v0_2(results_by_topic_v3_and_below_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse) -> int:
-    size = 4
-    results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
-    if results_by_topic_v3_and_below_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_by_topic_v3_and_below_items), False)
-        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-            size += _size_AddPartitionsToTxnTopicResult_v0_2(results_by_topic_v3_and_below_item)
-    return size
 
 
 # --- AddPartitionsToTxnResponse, version 3 (flexible) ---
@@ -692,22 +619,6 @@ def _write_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse, o
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse) -> int:
-    size = 4
-    results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
-    if results_by_topic_v3_and_below_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_by_topic_v3_and_below_items), True)
-        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-            size += _size_AddPartitionsToTxnTopicResult_v3_5(results_by_topic_v3_and_below_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AddPartitionsToTxnResponse, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
@@ -766,22 +677,6 @@ def _write_AddPartitionsToTxnResponse_v4_5(response: AddPartitionsToTxnResponse,
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnResponse_v4_5(response: AddPartitionsToTxnResponse) -> int:
-    size = 6
-    results_by_transaction_items = response.results_by_transaction
-    if results_by_transaction_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_by_transaction_items), True)
-        for results_by_transaction_item in results_by_transaction_items:
-            size += _size_AddPartitionsToTxnResult_v4_5(results_by_transaction_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -791,7 +686,6 @@ _V4_PLUS = (4, 32767)
 
 AddPartitionsToTxnPartitionResult._READERS = (_read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5)
 AddPartitionsToTxnPartitionResult._WRITERS = (_write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5)
-AddPartitionsToTxnPartitionResult._SIZERS = (_size_AddPartitionsToTxnPartitionResult_v0_2, _size_AddPartitionsToTxnPartitionResult_v0_2, _size_AddPartitionsToTxnPartitionResult_v0_2, _size_AddPartitionsToTxnPartitionResult_v3_5, _size_AddPartitionsToTxnPartitionResult_v3_5, _size_AddPartitionsToTxnPartitionResult_v3_5)
 AddPartitionsToTxnPartitionResult._MAP_KEYS = ("partition_index",)
 AddPartitionsToTxnPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -799,7 +693,6 @@ AddPartitionsToTxnPartitionResult.FIELDS = (  # what the runtime knows of each f
 )
 AddPartitionsToTxnTopicResult._READERS = (_read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5)
 AddPartitionsToTxnTopicResult._WRITERS = (_write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5)
-AddPartitionsToTxnTopicResult._SIZERS = (_size_AddPartitionsToTxnTopicResult_v0_2, _size_AddPartitionsToTxnTopicResult_v0_2, _size_AddPartitionsToTxnTopicResult_v0_2, _size_AddPartitionsToTxnTopicResult_v3_5, _size_AddPartitionsToTxnTopicResult_v3_5, _size_AddPartitionsToTxnTopicResult_v3_5)
 AddPartitionsToTxnTopicResult._LAZY_DEFAULTS = {"results_by_partition": KeyedList}
 AddPartitionsToTxnTopicResult._MAP_KEYS = ("name",)
 AddPartitionsToTxnTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -808,7 +701,6 @@ AddPartitionsToTxnTopicResult.FIELDS = (  # what the runtime knows of each field
 )
 AddPartitionsToTxnResult._READERS = (None, None, None, None, _read_AddPartitionsToTxnResult_v4_5, _read_AddPartitionsToTxnResult_v4_5)
 AddPartitionsToTxnResult._WRITERS = (None, None, None, None, _write_AddPartitionsToTxnResult_v4_5, _write_AddPartitionsToTxnResult_v4_5)
-AddPartitionsToTxnResult._SIZERS = (None, None, None, None, _size_AddPartitionsToTxnResult_v4_5, _size_AddPartitionsToTxnResult_v4_5)
 AddPartitionsToTxnResult._LAZY_DEFAULTS = {"topic_results": KeyedList}
 AddPartitionsToTxnResult._MAP_KEYS = ("transactional_id",)
 AddPartitionsToTxnResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -817,7 +709,6 @@ AddPartitionsToTxnResult.FIELDS = (  # what the runtime knows of each field (kwi
 )
 AddPartitionsToTxnResponse._READERS = (_read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v3, _read_AddPartitionsToTxnResponse_v4_5, _read_AddPartitionsToTxnResponse_v4_5)
 AddPartitionsToTxnResponse._WRITERS = (_write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v3, _write_AddPartitionsToTxnResponse_v4_5, _write_AddPartitionsToTxnResponse_v4_5)
-AddPartitionsToTxnResponse._SIZERS = (_size_AddPartitionsToTxnResponse_v0_2, _size_AddPartitionsToTxnResponse_v0_2, _size_AddPartitionsToTxnResponse_v0_2, _size_AddPartitionsToTxnResponse_v3, _size_AddPartitionsToTxnResponse_v4_5, _size_AddPartitionsToTxnResponse_v4_5)
 AddPartitionsToTxnResponse._LAZY_DEFAULTS = {"results_by_transaction": KeyedList, "results_by_topic_v3_and_below": KeyedList}
 AddPartitionsToTxnResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

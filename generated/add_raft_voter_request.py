@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -225,17 +225,6 @@ def _write_Listener_v0_1(listener: Listener, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_Listener_v0_1(listener: Listener) -> int:
-    size = 2
-    size += _w.compact_string_size(listener.name)
-    size += _w.compact_string_size(listener.host)
-    count = len(listener.unknown_tagged_fields)
-    for tag, payload in listener.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AddRaftVoterRequest, version 0 (flexible) ---
 
 def _read_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
@@ -301,24 +290,6 @@ def _write_AddRaftVoterRequest_v0(request: AddRaftVoterRequest, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddRaftVoterRequest_v0(request: AddRaftVoterRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_1(listeners_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddRaftVoterRequest, version 1 (flexible) ---
@@ -390,24 +361,6 @@ def _write_AddRaftVoterRequest_v1(request: AddRaftVoterRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddRaftVoterRequest_v1(request: AddRaftVoterRequest) -> int:
-    size = 9
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_1(listeners_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -416,7 +369,6 @@ _V1_PLUS = (1, 32767)
 
 Listener._READERS = (_read_Listener_v0_1, _read_Listener_v0_1)
 Listener._WRITERS = (_write_Listener_v0_1, _write_Listener_v0_1)
-Listener._SIZERS = (_size_Listener_v0_1, _size_Listener_v0_1)
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -425,7 +377,6 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 AddRaftVoterRequest._READERS = (_read_AddRaftVoterRequest_v0, _read_AddRaftVoterRequest_v1)
 AddRaftVoterRequest._WRITERS = (_write_AddRaftVoterRequest_v0, _write_AddRaftVoterRequest_v1)
-AddRaftVoterRequest._SIZERS = (_size_AddRaftVoterRequest_v0, _size_AddRaftVoterRequest_v1)
 AddRaftVoterRequest._LAZY_DEFAULTS = {"listeners": KeyedList}
 AddRaftVoterRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

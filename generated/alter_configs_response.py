@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -194,13 +194,6 @@ def _write_AlterConfigsResourceResponse_v0_1(response: AlterConfigsResourceRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterConfigsResourceResponse_v0_1(response: AlterConfigsResourceResponse) -> int:
-    size = 3
-    size += _w.string_size(response.error_message)
-    size += _w.string_size(response.resource_name)
-    return size
-
-
 # --- AlterConfigsResourceResponse, version 2 (flexible) ---
 
 def _read_AlterConfigsResourceResponse_v2(buf: bytes, pos: int) -> tuple[AlterConfigsResourceResponse, int]:
@@ -251,17 +244,6 @@ def _write_AlterConfigsResourceResponse_v2(response: AlterConfigsResourceRespons
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterConfigsResourceResponse_v2(response: AlterConfigsResourceResponse) -> int:
-    size = 3
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.resource_name)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AlterConfigsResponse, versions 0-1 ---
 
 def _read_AlterConfigsResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsResponse, int]:
@@ -308,18 +290,6 @@ def _write_AlterConfigsResponse_v0_1(response: AlterConfigsResponse, out: bytear
                 _write_AlterConfigsResourceResponse_v0_1(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterConfigsResponse_v0_1(response: AlterConfigsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_AlterConfigsResourceResponse_v0_1(responses_item)
-    return size
 
 
 # --- AlterConfigsResponse, version 2 (flexible) ---
@@ -378,22 +348,6 @@ def _write_AlterConfigsResponse_v2(response: AlterConfigsResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterConfigsResponse_v2(response: AlterConfigsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_AlterConfigsResourceResponse_v2(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -401,7 +355,6 @@ _V0_PLUS = (0, 32767)
 
 AlterConfigsResourceResponse._READERS = (_read_AlterConfigsResourceResponse_v0_1, _read_AlterConfigsResourceResponse_v0_1, _read_AlterConfigsResourceResponse_v2)
 AlterConfigsResourceResponse._WRITERS = (_write_AlterConfigsResourceResponse_v0_1, _write_AlterConfigsResourceResponse_v0_1, _write_AlterConfigsResourceResponse_v2)
-AlterConfigsResourceResponse._SIZERS = (_size_AlterConfigsResourceResponse_v0_1, _size_AlterConfigsResourceResponse_v0_1, _size_AlterConfigsResourceResponse_v2)
 AlterConfigsResourceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
@@ -410,7 +363,6 @@ AlterConfigsResourceResponse.FIELDS = (  # what the runtime knows of each field 
 )
 AlterConfigsResponse._READERS = (_read_AlterConfigsResponse_v0_1, _read_AlterConfigsResponse_v0_1, _read_AlterConfigsResponse_v2)
 AlterConfigsResponse._WRITERS = (_write_AlterConfigsResponse_v0_1, _write_AlterConfigsResponse_v0_1, _write_AlterConfigsResponse_v2)
-AlterConfigsResponse._SIZERS = (_size_AlterConfigsResponse_v0_1, _size_AlterConfigsResponse_v0_1, _size_AlterConfigsResponse_v2)
 AlterConfigsResponse._LAZY_DEFAULTS = {"responses": list}
 AlterConfigsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

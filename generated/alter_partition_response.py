@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -299,21 +299,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 18
-    isr_items = data.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionData, versions 1-3 (flexible) ---
 
 def _read_PartitionData_v1_3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -365,21 +350,6 @@ def _write_PartitionData_v1_3(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v1_3(data: PartitionData) -> int:
-    size = 19
-    isr_items = data.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 0 (flexible) ---
@@ -440,23 +410,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
@@ -515,23 +468,6 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicData_v1(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1_3(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicData, versions 2-3 (flexible) ---
 
 def _read_TopicData_v2_3(buf: bytes, pos: int) -> tuple[TopicData, int]:
@@ -586,23 +522,6 @@ def _write_TopicData_v2_3(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v2_3(data: TopicData) -> int:
-    size = 0
-    size += 16
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1_3(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionResponse, version 0 (flexible) ---
@@ -661,22 +580,6 @@ def _write_AlterPartitionResponse_v0(response: AlterPartitionResponse, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterPartitionResponse_v0(response: AlterPartitionResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AlterPartitionResponse, version 1 (flexible) ---
 
 def _read_AlterPartitionResponse_v1(buf: bytes, pos: int) -> tuple[AlterPartitionResponse, int]:
@@ -731,22 +634,6 @@ def _write_AlterPartitionResponse_v1(response: AlterPartitionResponse, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionResponse_v1(response: AlterPartitionResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v1(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionResponse, versions 2-3 (flexible) ---
@@ -805,22 +692,6 @@ def _write_AlterPartitionResponse_v2_3(response: AlterPartitionResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterPartitionResponse_v2_3(response: AlterPartitionResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v2_3(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -831,7 +702,6 @@ _V2_PLUS = (2, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1_3, _read_PartitionData_v1_3, _read_PartitionData_v1_3)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1_3, _write_PartitionData_v1_3, _write_PartitionData_v1_3)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1_3, _size_PartitionData_v1_3, _size_PartitionData_v1_3)
 PartitionData._LAZY_DEFAULTS = {"isr": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -844,7 +714,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2_3, _read_TopicData_v2_3)
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2_3, _write_TopicData_v2_3)
-TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1, _size_TopicData_v2_3, _size_TopicData_v2_3)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
@@ -853,7 +722,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 AlterPartitionResponse._READERS = (_read_AlterPartitionResponse_v0, _read_AlterPartitionResponse_v1, _read_AlterPartitionResponse_v2_3, _read_AlterPartitionResponse_v2_3)
 AlterPartitionResponse._WRITERS = (_write_AlterPartitionResponse_v0, _write_AlterPartitionResponse_v1, _write_AlterPartitionResponse_v2_3, _write_AlterPartitionResponse_v2_3)
-AlterPartitionResponse._SIZERS = (_size_AlterPartitionResponse_v0, _size_AlterPartitionResponse_v1, _size_AlterPartitionResponse_v2_3, _size_AlterPartitionResponse_v2_3)
 AlterPartitionResponse._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -215,18 +215,6 @@ def _write_AlterReplicaLogDirTopic_v0_1(topic: AlterReplicaLogDirTopic, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterReplicaLogDirTopic_v0_1(topic: AlterReplicaLogDirTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
-
-
 # --- AlterReplicaLogDirTopic, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopic, int]:
@@ -276,22 +264,6 @@ def _write_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AlterReplicaLogDir, versions 0-1 ---
 
 def _read_AlterReplicaLogDir_v0_1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDir, int]:
@@ -339,19 +311,6 @@ def _write_AlterReplicaLogDir_v0_1(alter_replica_log_dir: AlterReplicaLogDir, ou
                 _write_AlterReplicaLogDirTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDir_v0_1(alter_replica_log_dir: AlterReplicaLogDir) -> int:
-    size = 0
-    size += _w.string_size(alter_replica_log_dir.path)
-    topics_items = alter_replica_log_dir.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_AlterReplicaLogDirTopic_v0_1(topics_item)
-    return size
 
 
 # --- AlterReplicaLogDir, version 2 (flexible) ---
@@ -411,23 +370,6 @@ def _write_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir) -> int:
-    size = 0
-    size += _w.compact_string_size(alter_replica_log_dir.path)
-    topics_items = alter_replica_log_dir.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_AlterReplicaLogDirTopic_v2(topics_item)
-    count = len(alter_replica_log_dir.unknown_tagged_fields)
-    for tag, payload in alter_replica_log_dir.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AlterReplicaLogDirsRequest, versions 0-1 ---
 
 def _read_AlterReplicaLogDirsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsRequest, int]:
@@ -469,18 +411,6 @@ def _write_AlterReplicaLogDirsRequest_v0_1(request: AlterReplicaLogDirsRequest, 
                 _write_AlterReplicaLogDir_v0_1(dirs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDirsRequest_v0_1(request: AlterReplicaLogDirsRequest) -> int:
-    size = 0
-    dirs_items = request.dirs
-    if dirs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(dirs_items), False)
-        for dirs_item in dirs_items:
-            size += _size_AlterReplicaLogDir_v0_1(dirs_item)
-    return size
 
 
 # --- AlterReplicaLogDirsRequest, version 2 (flexible) ---
@@ -534,22 +464,6 @@ def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest) -> int:
-    size = 0
-    dirs_items = request.dirs
-    if dirs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(dirs_items), True)
-        for dirs_item in dirs_items:
-            size += _size_AlterReplicaLogDir_v2(dirs_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -557,7 +471,6 @@ _V0_PLUS = (0, 32767)
 
 AlterReplicaLogDirTopic._READERS = (_read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v2)
 AlterReplicaLogDirTopic._WRITERS = (_write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v2)
-AlterReplicaLogDirTopic._SIZERS = (_size_AlterReplicaLogDirTopic_v0_1, _size_AlterReplicaLogDirTopic_v0_1, _size_AlterReplicaLogDirTopic_v2)
 AlterReplicaLogDirTopic._LAZY_DEFAULTS = {"partitions": list}
 AlterReplicaLogDirTopic._MAP_KEYS = ("name",)
 AlterReplicaLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -566,7 +479,6 @@ AlterReplicaLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwir
 )
 AlterReplicaLogDir._READERS = (_read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v2)
 AlterReplicaLogDir._WRITERS = (_write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v2)
-AlterReplicaLogDir._SIZERS = (_size_AlterReplicaLogDir_v0_1, _size_AlterReplicaLogDir_v0_1, _size_AlterReplicaLogDir_v2)
 AlterReplicaLogDir._LAZY_DEFAULTS = {"topics": KeyedList}
 AlterReplicaLogDir._MAP_KEYS = ("path",)
 AlterReplicaLogDir.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -575,7 +487,6 @@ AlterReplicaLogDir.FIELDS = (  # what the runtime knows of each field (kwire.wir
 )
 AlterReplicaLogDirsRequest._READERS = (_read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v2)
 AlterReplicaLogDirsRequest._WRITERS = (_write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v2)
-AlterReplicaLogDirsRequest._SIZERS = (_size_AlterReplicaLogDirsRequest_v0_1, _size_AlterReplicaLogDirsRequest_v0_1, _size_AlterReplicaLogDirsRequest_v2)
 AlterReplicaLogDirsRequest._LAZY_DEFAULTS = {"dirs": KeyedList}
 AlterReplicaLogDirsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="dirs", json_name="dirs", type="[]AlterReplicaLogDir", versions=_V0_PLUS, default=(), struct=AlterReplicaLogDir),

@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -313,11 +313,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 12
-    return size
-
-
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -360,16 +355,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v1(data: PartitionData) -> int:
-    size = 12
-    size += 16
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 0 ---
@@ -419,19 +404,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
                 _write_PartitionData_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    return size
 
 
 # --- TopicData, version 1 (flexible) ---
@@ -491,23 +463,6 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicData_v1(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderEndpoint, version 1 (flexible) ---
 
 def _read_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[LeaderEndpoint, int]:
@@ -553,17 +508,6 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderEndpoint_v1(endpoint: LeaderEndpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.name)
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BeginQuorumEpochRequest, version 0 ---
@@ -612,19 +556,6 @@ def _write_BeginQuorumEpochRequest_v0(request: BeginQuorumEpochRequest, out: byt
                 _write_TopicData_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BeginQuorumEpochRequest_v0(request: BeginQuorumEpochRequest) -> int:
-    size = 0
-    size += _w.string_size(request.cluster_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    return size
 
 
 # --- BeginQuorumEpochRequest, version 1 (flexible) ---
@@ -708,30 +639,6 @@ def _write_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.cluster_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v1(topics_item)
-    leader_endpoints_items = request.leader_endpoints
-    if leader_endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(leader_endpoints_items), True)
-        for leader_endpoints_item in leader_endpoints_items:
-            size += _size_LeaderEndpoint_v1(leader_endpoints_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -740,7 +647,6 @@ _V1_PLUS = (1, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1)
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="voter_directory_id", json_name="voterDirectoryId", type="uuid", versions=_V1_PLUS, ignorable=True, default=_ZERO_UUID),
@@ -749,7 +655,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1)
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1)
-TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -757,7 +662,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 LeaderEndpoint._READERS = (None, _read_LeaderEndpoint_v1)
 LeaderEndpoint._WRITERS = (None, _write_LeaderEndpoint_v1)
-LeaderEndpoint._SIZERS = (None, _size_LeaderEndpoint_v1)
 LeaderEndpoint._MAP_KEYS = ("name",)
 LeaderEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_PLUS, default='', map_key=True),
@@ -766,7 +670,6 @@ LeaderEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 BeginQuorumEpochRequest._READERS = (_read_BeginQuorumEpochRequest_v0, _read_BeginQuorumEpochRequest_v1)
 BeginQuorumEpochRequest._WRITERS = (_write_BeginQuorumEpochRequest_v0, _write_BeginQuorumEpochRequest_v1)
-BeginQuorumEpochRequest._SIZERS = (_size_BeginQuorumEpochRequest_v0, _size_BeginQuorumEpochRequest_v1)
 BeginQuorumEpochRequest._LAZY_DEFAULTS = {"topics": list, "leader_endpoints": KeyedList}
 BeginQuorumEpochRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -324,17 +324,6 @@ def _write_Listener_v0_5(listener: Listener, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_Listener_v0_5(listener: Listener) -> int:
-    size = 4
-    size += _w.compact_string_size(listener.name)
-    size += _w.compact_string_size(listener.host)
-    count = len(listener.unknown_tagged_fields)
-    for tag, payload in listener.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- Feature, versions 0-5 (flexible) ---
 
 def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
@@ -374,16 +363,6 @@ def _write_Feature_v0_5(feature: Feature, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Feature_v0_5(feature: Feature) -> int:
-    size = 4
-    size += _w.compact_string_size(feature.name)
-    count = len(feature.unknown_tagged_fields)
-    for tag, payload in feature.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationRequest, version 0 (flexible) ---
@@ -483,32 +462,6 @@ def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- BrokerRegistrationRequest, version 1 (flexible) ---
 
 def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
@@ -606,32 +559,6 @@ def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest) -> int:
-    size = 5
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationRequest, version 2 (flexible) ---
@@ -752,38 +679,6 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest) -> int:
-    size = 5
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    log_dirs_items = request.log_dirs
-    if log_dirs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(log_dirs_items), True)
-        size += 16 * len(log_dirs_items)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationRequest, versions 3-4 (flexible) ---
@@ -908,38 +803,6 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest) -> int:
-    size = 13
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    log_dirs_items = request.log_dirs
-    if log_dirs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(log_dirs_items), True)
-        size += 16 * len(log_dirs_items)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationRequest, version 5 (flexible) ---
@@ -1109,48 +972,6 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest) -> int:
-    size = 13
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    log_dirs_items = request.log_dirs
-    if log_dirs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(log_dirs_items), True)
-        size += 16 * len(log_dirs_items)
-    count = len(request.unknown_tagged_fields)
-    if (request.cordoned_log_dirs is None or len(request.cordoned_log_dirs) != 0):
-        payload_size = 0
-        cordoned_log_dirs_items = request.cordoned_log_dirs
-        if cordoned_log_dirs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(cordoned_log_dirs_items), True)
-            payload_size += 16 * len(cordoned_log_dirs_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1162,7 +983,6 @@ _V5_PLUS = (5, 32767)
 
 Listener._READERS = (_read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5)
 Listener._WRITERS = (_write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5)
-Listener._SIZERS = (_size_Listener_v0_5, _size_Listener_v0_5, _size_Listener_v0_5, _size_Listener_v0_5, _size_Listener_v0_5, _size_Listener_v0_5)
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -1172,7 +992,6 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 Feature._READERS = (_read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5)
 Feature._WRITERS = (_write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5)
-Feature._SIZERS = (_size_Feature_v0_5, _size_Feature_v0_5, _size_Feature_v0_5, _size_Feature_v0_5, _size_Feature_v0_5, _size_Feature_v0_5)
 Feature._MAP_KEYS = ("name",)
 Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -1181,7 +1000,6 @@ Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 BrokerRegistrationRequest._READERS = (_read_BrokerRegistrationRequest_v0, _read_BrokerRegistrationRequest_v1, _read_BrokerRegistrationRequest_v2, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v5)
 BrokerRegistrationRequest._WRITERS = (_write_BrokerRegistrationRequest_v0, _write_BrokerRegistrationRequest_v1, _write_BrokerRegistrationRequest_v2, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v5)
-BrokerRegistrationRequest._SIZERS = (_size_BrokerRegistrationRequest_v0, _size_BrokerRegistrationRequest_v1, _size_BrokerRegistrationRequest_v2, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v5)
 BrokerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList, "log_dirs": list, "cordoned_log_dirs": list}
 BrokerRegistrationRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Coordinator-key message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -111,13 +111,6 @@ def _write_ConsumerGroupCurrentMemberAssignmentKey_v0(key: ConsumerGroupCurrentM
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupCurrentMemberAssignmentKey_v0(key: ConsumerGroupCurrentMemberAssignmentKey) -> int:
-    size = 0
-    size += _w.string_size(key.group_id)
-    size += _w.string_size(key.member_id)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -125,7 +118,6 @@ _V0_ONLY = (0, 0)
 
 ConsumerGroupCurrentMemberAssignmentKey._READERS = (_read_ConsumerGroupCurrentMemberAssignmentKey_v0,)
 ConsumerGroupCurrentMemberAssignmentKey._WRITERS = (_write_ConsumerGroupCurrentMemberAssignmentKey_v0,)
-ConsumerGroupCurrentMemberAssignmentKey._SIZERS = (_size_ConsumerGroupCurrentMemberAssignmentKey_v0,)
 ConsumerGroupCurrentMemberAssignmentKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_ONLY, default=''),

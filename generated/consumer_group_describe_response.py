@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -470,23 +470,6 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
-    size = 0
-    size += 16
-    size += _w.compact_string_size(partitions.topic_name)
-    partitions_items = partitions.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partitions.unknown_tagged_fields)
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- Assignment, versions 0-1 (flexible) ---
 
 def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
@@ -536,22 +519,6 @@ def _write_Assignment_v0_1(assignment: Assignment, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Assignment_v0_1(assignment: Assignment) -> int:
-    size = 0
-    topic_partitions_items = assignment.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartitions_v0_1(topic_partitions_item)
-    count = len(assignment.unknown_tagged_fields)
-    for tag, payload in assignment.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Member, version 0 (flexible) ---
@@ -653,30 +620,6 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Member_v0(member: Member) -> int:
-    size = 4
-    size += _w.compact_string_size(member.member_id)
-    size += _w.compact_string_size(member.instance_id)
-    size += _w.compact_string_size(member.rack_id)
-    size += _w.compact_string_size(member.client_id)
-    size += _w.compact_string_size(member.client_host)
-    subscribed_topic_names_items = member.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    size += _w.compact_string_size(member.subscribed_topic_regex)
-    size += _size_Assignment_v0_1(member.assignment)
-    size += _size_Assignment_v0_1(member.target_assignment)
-    count = len(member.unknown_tagged_fields)
-    for tag, payload in member.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Member, version 1 (flexible) ---
@@ -784,30 +727,6 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_Member_v1(member: Member) -> int:
-    size = 5
-    size += _w.compact_string_size(member.member_id)
-    size += _w.compact_string_size(member.instance_id)
-    size += _w.compact_string_size(member.rack_id)
-    size += _w.compact_string_size(member.client_id)
-    size += _w.compact_string_size(member.client_host)
-    subscribed_topic_names_items = member.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    size += _w.compact_string_size(member.subscribed_topic_regex)
-    size += _size_Assignment_v0_1(member.assignment)
-    size += _size_Assignment_v0_1(member.target_assignment)
-    count = len(member.unknown_tagged_fields)
-    for tag, payload in member.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribedGroup, version 0 (flexible) ---
 
 def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
@@ -894,26 +813,6 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v0(group: DescribedGroup) -> int:
-    size = 14
-    size += _w.compact_string_size(group.error_message)
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.assignor_name)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_Member_v0(members_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedGroup, version 1 (flexible) ---
@@ -1004,26 +903,6 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribedGroup_v1(group: DescribedGroup) -> int:
-    size = 14
-    size += _w.compact_string_size(group.error_message)
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.assignor_name)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_Member_v1(members_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ConsumerGroupDescribeResponse, version 0 (flexible) ---
 
 def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupDescribeResponse, int]:
@@ -1078,22 +957,6 @@ def _write_ConsumerGroupDescribeResponse_v0(response: ConsumerGroupDescribeRespo
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerGroupDescribeResponse_v0(response: ConsumerGroupDescribeResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v0(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConsumerGroupDescribeResponse, version 1 (flexible) ---
@@ -1152,22 +1015,6 @@ def _write_ConsumerGroupDescribeResponse_v1(response: ConsumerGroupDescribeRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupDescribeResponse_v1(response: ConsumerGroupDescribeResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v1(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1176,7 +1023,6 @@ _V1_PLUS = (1, 32767)
 
 TopicPartitions._READERS = (_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1)
 TopicPartitions._WRITERS = (_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1)
-TopicPartitions._SIZERS = (_size_TopicPartitions_v0_1, _size_TopicPartitions_v0_1)
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -1185,14 +1031,12 @@ TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 Assignment._READERS = (_read_Assignment_v0_1, _read_Assignment_v0_1)
 Assignment._WRITERS = (_write_Assignment_v0_1, _write_Assignment_v0_1)
-Assignment._SIZERS = (_size_Assignment_v0_1, _size_Assignment_v0_1)
 Assignment._LAZY_DEFAULTS = {"topic_partitions": list}
 Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartitions", versions=_V0_PLUS, default=(), struct=TopicPartitions),
 )
 Member._READERS = (_read_Member_v0, _read_Member_v1)
 Member._WRITERS = (_write_Member_v0, _write_Member_v1)
-Member._SIZERS = (_size_Member_v0, _size_Member_v1)
 Member._LAZY_DEFAULTS = {"subscribed_topic_names": list, "assignment": Assignment, "target_assignment": Assignment}
 Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
@@ -1209,7 +1053,6 @@ Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fi
 )
 DescribedGroup._READERS = (_read_DescribedGroup_v0, _read_DescribedGroup_v1)
 DescribedGroup._WRITERS = (_write_DescribedGroup_v0, _write_DescribedGroup_v1)
-DescribedGroup._SIZERS = (_size_DescribedGroup_v0, _size_DescribedGroup_v1)
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1224,7 +1067,6 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 ConsumerGroupDescribeResponse._READERS = (_read_ConsumerGroupDescribeResponse_v0, _read_ConsumerGroupDescribeResponse_v1)
 ConsumerGroupDescribeResponse._WRITERS = (_write_ConsumerGroupDescribeResponse_v0, _write_ConsumerGroupDescribeResponse_v1)
-ConsumerGroupDescribeResponse._SIZERS = (_size_ConsumerGroupDescribeResponse_v0, _size_ConsumerGroupDescribeResponse_v1)
 ConsumerGroupDescribeResponse._LAZY_DEFAULTS = {"groups": list}
 ConsumerGroupDescribeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

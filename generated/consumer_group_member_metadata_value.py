@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -279,17 +279,6 @@ def _write_ClassicProtocol_v0(protocol: ClassicProtocol, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ClassicProtocol_v0(protocol: ClassicProtocol) -> int:
-    size = 0
-    size += _w.compact_string_size(protocol.name)
-    size += _w.compact_bytes_size(protocol.metadata)
-    count = len(protocol.unknown_tagged_fields)
-    for tag, payload in protocol.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ClassicMemberMetadata, version 0 (flexible) ---
 
 def _read_ClassicMemberMetadata_v0(buf: bytes, pos: int) -> tuple[ClassicMemberMetadata, int]:
@@ -344,22 +333,6 @@ def _write_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata) -> int:
-    size = 4
-    supported_protocols_items = metadata.supported_protocols
-    if supported_protocols_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(supported_protocols_items), True)
-        for supported_protocols_item in supported_protocols_items:
-            size += _size_ClassicProtocol_v0(supported_protocols_item)
-    count = len(metadata.unknown_tagged_fields)
-    for tag, payload in metadata.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConsumerGroupMemberMetadataValue, version 0 (flexible) ---
@@ -484,33 +457,6 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadataValue) -> int:
-    size = 4
-    size += _w.compact_string_size(value.instance_id)
-    size += _w.compact_string_size(value.rack_id)
-    size += _w.compact_string_size(value.client_id)
-    size += _w.compact_string_size(value.client_host)
-    subscribed_topic_names_items = value.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    size += _w.compact_string_size(value.subscribed_topic_regex)
-    size += _w.compact_string_size(value.server_assignor)
-    count = len(value.unknown_tagged_fields)
-    if value.classic_member_metadata != ClassicMemberMetadata():
-        payload_size = 0
-        payload_size += 1 if value.classic_member_metadata is None else 1 + _size_ClassicMemberMetadata_v0(value.classic_member_metadata)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -518,14 +464,12 @@ _V0_PLUS = (0, 32767)
 
 ClassicProtocol._READERS = (_read_ClassicProtocol_v0,)
 ClassicProtocol._WRITERS = (_write_ClassicProtocol_v0,)
-ClassicProtocol._SIZERS = (_size_ClassicProtocol_v0,)
 ClassicProtocol.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="metadata", json_name="metadata", type="bytes", versions=_V0_PLUS, default=b''),
 )
 ClassicMemberMetadata._READERS = (_read_ClassicMemberMetadata_v0,)
 ClassicMemberMetadata._WRITERS = (_write_ClassicMemberMetadata_v0,)
-ClassicMemberMetadata._SIZERS = (_size_ClassicMemberMetadata_v0,)
 ClassicMemberMetadata._LAZY_DEFAULTS = {"supported_protocols": list}
 ClassicMemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="session_timeout_ms", json_name="sessionTimeoutMs", type="int32", versions=_V0_PLUS, default=0),
@@ -533,7 +477,6 @@ ClassicMemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 ConsumerGroupMemberMetadataValue._READERS = (_read_ConsumerGroupMemberMetadataValue_v0,)
 ConsumerGroupMemberMetadataValue._WRITERS = (_write_ConsumerGroupMemberMetadataValue_v0,)
-ConsumerGroupMemberMetadataValue._SIZERS = (_size_ConsumerGroupMemberMetadataValue_v0,)
 ConsumerGroupMemberMetadataValue._LAZY_DEFAULTS = {"subscribed_topic_names": list, "classic_member_metadata": ClassicMemberMetadata}
 ConsumerGroupMemberMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="instance_id", json_name="instanceId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

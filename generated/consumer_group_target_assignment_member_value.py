@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -172,22 +172,6 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicPartition_v0(partition: TopicPartition) -> int:
-    size = 0
-    size += 16
-    partitions_items = partition.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ConsumerGroupTargetAssignmentMemberValue, version 0 (flexible) ---
 
 def _read_ConsumerGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupTargetAssignmentMemberValue, int]:
@@ -239,22 +223,6 @@ def _write_ConsumerGroupTargetAssignmentMemberValue_v0(value: ConsumerGroupTarge
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupTargetAssignmentMemberValue_v0(value: ConsumerGroupTargetAssignmentMemberValue) -> int:
-    size = 0
-    topic_partitions_items = value.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartition_v0(topic_partitions_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -262,7 +230,6 @@ _V0_PLUS = (0, 32767)
 
 TopicPartition._READERS = (_read_TopicPartition_v0,)
 TopicPartition._WRITERS = (_write_TopicPartition_v0,)
-TopicPartition._SIZERS = (_size_TopicPartition_v0,)
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -270,7 +237,6 @@ TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 ConsumerGroupTargetAssignmentMemberValue._READERS = (_read_ConsumerGroupTargetAssignmentMemberValue_v0,)
 ConsumerGroupTargetAssignmentMemberValue._WRITERS = (_write_ConsumerGroupTargetAssignmentMemberValue_v0,)
-ConsumerGroupTargetAssignmentMemberValue._SIZERS = (_size_ConsumerGroupTargetAssignmentMemberValue_v0,)
 ConsumerGroupTargetAssignmentMemberValue._LAZY_DEFAULTS = {"topic_partitions": list}
 ConsumerGroupTargetAssignmentMemberValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartition", versions=_V0_PLUS, default=(), struct=TopicPartition),

@@ -3,8 +3,8 @@
 Data message, versions 0-3, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -196,18 +196,6 @@ def _write_TopicPartition_v1_3(partition: TopicPartition, out: bytearray) -> Non
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicPartition_v1_3(partition: TopicPartition) -> int:
-    size = 0
-    size += _w.string_size(partition.topic)
-    partitions_items = partition.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
-
-
 # --- ConsumerProtocolSubscription, version 0 ---
 
 def _read_ConsumerProtocolSubscription_v0(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
@@ -257,19 +245,6 @@ def _write_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscri
         _w.write_bytes(out, subscription.user_data)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscription) -> int:
-    size = 0
-    topics_items = subscription.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _w.string_size(topics_item)
-    size += _w.bytes_size(subscription.user_data)
-    return size
 
 
 # --- ConsumerProtocolSubscription, version 1 ---
@@ -342,26 +317,6 @@ def _write_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscri
                 _write_TopicPartition_v1_3(owned_partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscription) -> int:
-    size = 0
-    topics_items = subscription.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _w.string_size(topics_item)
-    size += _w.bytes_size(subscription.user_data)
-    owned_partitions_items = subscription.owned_partitions
-    if owned_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(owned_partitions_items), False)
-        for owned_partitions_item in owned_partitions_items:
-            size += _size_TopicPartition_v1_3(owned_partitions_item)
-    return size
 
 
 # --- ConsumerProtocolSubscription, version 2 ---
@@ -438,26 +393,6 @@ def _write_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscri
         out += _pack_ConsumerProtocolSubscription_generation_id(subscription.generation_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscription) -> int:
-    size = 4
-    topics_items = subscription.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _w.string_size(topics_item)
-    size += _w.bytes_size(subscription.user_data)
-    owned_partitions_items = subscription.owned_partitions
-    if owned_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(owned_partitions_items), False)
-        for owned_partitions_item in owned_partitions_items:
-            size += _size_TopicPartition_v1_3(owned_partitions_item)
-    return size
 
 
 # --- ConsumerProtocolSubscription, version 3 ---
@@ -539,27 +474,6 @@ def _write_ConsumerProtocolSubscription_v3(subscription: ConsumerProtocolSubscri
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerProtocolSubscription_v3(subscription: ConsumerProtocolSubscription) -> int:
-    size = 4
-    topics_items = subscription.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _w.string_size(topics_item)
-    size += _w.bytes_size(subscription.user_data)
-    owned_partitions_items = subscription.owned_partitions
-    if owned_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(owned_partitions_items), False)
-        for owned_partitions_item in owned_partitions_items:
-            size += _size_TopicPartition_v1_3(owned_partitions_item)
-    size += _w.string_size(subscription.rack_id)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -570,7 +484,6 @@ _V3_PLUS = (3, 32767)
 
 TopicPartition._READERS = (None, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3)
 TopicPartition._WRITERS = (None, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3)
-TopicPartition._SIZERS = (None, _size_TopicPartition_v1_3, _size_TopicPartition_v1_3, _size_TopicPartition_v1_3)
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition._MAP_KEYS = ("topic",)
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -579,7 +492,6 @@ TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 ConsumerProtocolSubscription._READERS = (_read_ConsumerProtocolSubscription_v0, _read_ConsumerProtocolSubscription_v1, _read_ConsumerProtocolSubscription_v2, _read_ConsumerProtocolSubscription_v3)
 ConsumerProtocolSubscription._WRITERS = (_write_ConsumerProtocolSubscription_v0, _write_ConsumerProtocolSubscription_v1, _write_ConsumerProtocolSubscription_v2, _write_ConsumerProtocolSubscription_v3)
-ConsumerProtocolSubscription._SIZERS = (_size_ConsumerProtocolSubscription_v0, _size_ConsumerProtocolSubscription_v1, _size_ConsumerProtocolSubscription_v2, _size_ConsumerProtocolSubscription_v3)
 ConsumerProtocolSubscription._LAZY_DEFAULTS = {"topics": list, "owned_partitions": KeyedList}
 ConsumerProtocolSubscription.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]string", versions=_V0_PLUS, default=()),

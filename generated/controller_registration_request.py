@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -286,17 +286,6 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_Listener_v0(listener: Listener) -> int:
-    size = 4
-    size += _w.compact_string_size(listener.name)
-    size += _w.compact_string_size(listener.host)
-    count = len(listener.unknown_tagged_fields)
-    for tag, payload in listener.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- Feature, version 0 (flexible) ---
 
 def _read_Feature_v0(buf: bytes, pos: int) -> tuple[Feature, int]:
@@ -336,16 +325,6 @@ def _write_Feature_v0(feature: Feature, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Feature_v0(feature: Feature) -> int:
-    size = 4
-    size += _w.compact_string_size(feature.name)
-    count = len(feature.unknown_tagged_fields)
-    for tag, payload in feature.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ControllerRegistrationRequest, version 0 (flexible) ---
@@ -434,30 +413,6 @@ def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationReque
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ControllerRegistrationRequest_v0(request: ControllerRegistrationRequest) -> int:
-    size = 5
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0(features_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -465,7 +420,6 @@ _V0_PLUS = (0, 32767)
 
 Listener._READERS = (_read_Listener_v0,)
 Listener._WRITERS = (_write_Listener_v0,)
-Listener._SIZERS = (_size_Listener_v0,)
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -475,7 +429,6 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 Feature._READERS = (_read_Feature_v0,)
 Feature._WRITERS = (_write_Feature_v0,)
-Feature._SIZERS = (_size_Feature_v0,)
 Feature._MAP_KEYS = ("name",)
 Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -484,7 +437,6 @@ Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 ControllerRegistrationRequest._READERS = (_read_ControllerRegistrationRequest_v0,)
 ControllerRegistrationRequest._WRITERS = (_write_ControllerRegistrationRequest_v0,)
-ControllerRegistrationRequest._SIZERS = (_size_ControllerRegistrationRequest_v0,)
 ControllerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList}
 ControllerRegistrationRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

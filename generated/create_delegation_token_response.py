@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -217,15 +217,6 @@ def _write_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenRes
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenResponse) -> int:
-    size = 30
-    size += _w.string_size(response.principal_type)
-    size += _w.string_size(response.principal_name)
-    size += _w.string_size(response.token_id)
-    size += _w.bytes_size(response.hmac)
-    return size
-
-
 # --- CreateDelegationTokenResponse, version 2 (flexible) ---
 
 def _read_CreateDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[CreateDelegationTokenResponse, int]:
@@ -299,19 +290,6 @@ def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespo
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenResponse) -> int:
-    size = 30
-    size += _w.compact_string_size(response.principal_type)
-    size += _w.compact_string_size(response.principal_name)
-    size += _w.compact_string_size(response.token_id)
-    size += _w.compact_bytes_size(response.hmac)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreateDelegationTokenResponse, version 3 (flexible) ---
@@ -395,21 +373,6 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenResponse) -> int:
-    size = 30
-    size += _w.compact_string_size(response.principal_type)
-    size += _w.compact_string_size(response.principal_name)
-    size += _w.compact_string_size(response.token_requester_principal_type)
-    size += _w.compact_string_size(response.token_requester_principal_name)
-    size += _w.compact_string_size(response.token_id)
-    size += _w.compact_bytes_size(response.hmac)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -418,7 +381,6 @@ _V3_PLUS = (3, 32767)
 
 CreateDelegationTokenResponse._READERS = (_read_CreateDelegationTokenResponse_v0_1, _read_CreateDelegationTokenResponse_v0_1, _read_CreateDelegationTokenResponse_v2, _read_CreateDelegationTokenResponse_v3)
 CreateDelegationTokenResponse._WRITERS = (_write_CreateDelegationTokenResponse_v0_1, _write_CreateDelegationTokenResponse_v0_1, _write_CreateDelegationTokenResponse_v2, _write_CreateDelegationTokenResponse_v3)
-CreateDelegationTokenResponse._SIZERS = (_size_CreateDelegationTokenResponse_v0_1, _size_CreateDelegationTokenResponse_v0_1, _size_CreateDelegationTokenResponse_v2, _size_CreateDelegationTokenResponse_v3)
 CreateDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0-7, flexible versions 5+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -308,17 +308,6 @@ def _write_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs) -> int:
-    size = 3
-    size += _w.compact_string_size(configs.name)
-    size += _w.compact_string_size(configs.value)
-    count = len(configs.unknown_tagged_fields)
-    for tag, payload in configs.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- CreatableTopicResult, version 0 ---
 
 def _read_CreatableTopicResult_v0(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
@@ -355,12 +344,6 @@ def _write_CreatableTopicResult_v0(result: CreatableTopicResult, out: bytearray)
         out += _pack_CreatableTopicResult_error_code(result.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicResult_v0(result: CreatableTopicResult) -> int:
-    size = 2
-    size += _w.string_size(result.name)
-    return size
 
 
 # --- CreatableTopicResult, versions 1-4 ---
@@ -402,13 +385,6 @@ def _write_CreatableTopicResult_v1_4(result: CreatableTopicResult, out: bytearra
         _w.write_string(out, result.error_message)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicResult_v1_4(result: CreatableTopicResult) -> int:
-    size = 2
-    size += _w.string_size(result.name)
-    size += _w.string_size(result.error_message)
-    return size
 
 
 # --- CreatableTopicResult, versions 5-6 (flexible) ---
@@ -511,29 +487,6 @@ def _write_CreatableTopicResult_v5_6(result: CreatableTopicResult, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicResult_v5_6(result: CreatableTopicResult) -> int:
-    size = 8
-    size += _w.compact_string_size(result.name)
-    size += _w.compact_string_size(result.error_message)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(configs_items), True)
-        for configs_item in configs_items:
-            size += _size_CreatableTopicConfigs_v5_7(configs_item)
-    count = len(result.unknown_tagged_fields)
-    if result.topic_config_error_code != 0:
-        payload_size = 0
-        payload_size += 2
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreatableTopicResult, version 7 (flexible) ---
@@ -641,30 +594,6 @@ def _write_CreatableTopicResult_v7(result: CreatableTopicResult, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreatableTopicResult_v7(result: CreatableTopicResult) -> int:
-    size = 8
-    size += _w.compact_string_size(result.name)
-    size += 16
-    size += _w.compact_string_size(result.error_message)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(configs_items), True)
-        for configs_item in configs_items:
-            size += _size_CreatableTopicConfigs_v5_7(configs_item)
-    count = len(result.unknown_tagged_fields)
-    if result.topic_config_error_code != 0:
-        payload_size = 0
-        payload_size += 2
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- CreateTopicsResponse, version 0 ---
 
 def _read_CreateTopicsResponse_v0(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
@@ -709,18 +638,6 @@ def _write_CreateTopicsResponse_v0(response: CreateTopicsResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreateTopicsResponse_v0(response: CreateTopicsResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v0(topics_item)
-    return size
-
-
 # --- CreateTopicsResponse, version 1 ---
 
 def _read_CreateTopicsResponse_v1(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
@@ -763,18 +680,6 @@ def _write_CreateTopicsResponse_v1(response: CreateTopicsResponse, out: bytearra
                 _write_CreatableTopicResult_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateTopicsResponse_v1(response: CreateTopicsResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v1_4(topics_item)
-    return size
 
 
 # --- CreateTopicsResponse, versions 2-4 ---
@@ -823,18 +728,6 @@ def _write_CreateTopicsResponse_v2_4(response: CreateTopicsResponse, out: bytear
                 _write_CreatableTopicResult_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateTopicsResponse_v2_4(response: CreateTopicsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v1_4(topics_item)
-    return size
 
 
 # --- CreateTopicsResponse, versions 5-6 (flexible) ---
@@ -893,22 +786,6 @@ def _write_CreateTopicsResponse_v5_6(response: CreateTopicsResponse, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreateTopicsResponse_v5_6(response: CreateTopicsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v5_6(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- CreateTopicsResponse, version 7 (flexible) ---
 
 def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
@@ -965,22 +842,6 @@ def _write_CreateTopicsResponse_v7(response: CreateTopicsResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreateTopicsResponse_v7(response: CreateTopicsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v7(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -992,7 +853,6 @@ _V7_PLUS = (7, 32767)
 
 CreatableTopicConfigs._READERS = (None, None, None, None, None, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7)
 CreatableTopicConfigs._WRITERS = (None, None, None, None, None, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7)
-CreatableTopicConfigs._SIZERS = (None, None, None, None, None, _size_CreatableTopicConfigs_v5_7, _size_CreatableTopicConfigs_v5_7, _size_CreatableTopicConfigs_v5_7)
 CreatableTopicConfigs.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V5_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, default=''),
@@ -1002,7 +862,6 @@ CreatableTopicConfigs.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 CreatableTopicResult._READERS = (_read_CreatableTopicResult_v0, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v7)
 CreatableTopicResult._WRITERS = (_write_CreatableTopicResult_v0, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v7)
-CreatableTopicResult._SIZERS = (_size_CreatableTopicResult_v0, _size_CreatableTopicResult_v1_4, _size_CreatableTopicResult_v1_4, _size_CreatableTopicResult_v1_4, _size_CreatableTopicResult_v1_4, _size_CreatableTopicResult_v5_6, _size_CreatableTopicResult_v5_6, _size_CreatableTopicResult_v7)
 CreatableTopicResult._LAZY_DEFAULTS = {"configs": list}
 CreatableTopicResult._MAP_KEYS = ("name",)
 CreatableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -1017,7 +876,6 @@ CreatableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 CreateTopicsResponse._READERS = (_read_CreateTopicsResponse_v0, _read_CreateTopicsResponse_v1, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v7)
 CreateTopicsResponse._WRITERS = (_write_CreateTopicsResponse_v0, _write_CreateTopicsResponse_v1, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v7)
-CreateTopicsResponse._SIZERS = (_size_CreateTopicsResponse_v0, _size_CreateTopicsResponse_v1, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v5_6, _size_CreateTopicsResponse_v5_6, _size_CreateTopicsResponse_v7)
 CreateTopicsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

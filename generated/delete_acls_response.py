@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -314,15 +314,6 @@ def _write_DeleteAclsMatchingAcl_v0(acl: DeleteAclsMatchingAcl, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteAclsMatchingAcl_v0(acl: DeleteAclsMatchingAcl) -> int:
-    size = 5
-    size += _w.string_size(acl.error_message)
-    size += _w.string_size(acl.resource_name)
-    size += _w.string_size(acl.principal)
-    size += _w.string_size(acl.host)
-    return size
-
-
 # --- DeleteAclsMatchingAcl, version 1 ---
 
 def _read_DeleteAclsMatchingAcl_v1(buf: bytes, pos: int) -> tuple[DeleteAclsMatchingAcl, int]:
@@ -385,15 +376,6 @@ def _write_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl, out: bytearray) 
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl) -> int:
-    size = 6
-    size += _w.string_size(acl.error_message)
-    size += _w.string_size(acl.resource_name)
-    size += _w.string_size(acl.principal)
-    size += _w.string_size(acl.host)
-    return size
 
 
 # --- DeleteAclsMatchingAcl, versions 2-3 (flexible) ---
@@ -468,19 +450,6 @@ def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl) -> int:
-    size = 6
-    size += _w.compact_string_size(acl.error_message)
-    size += _w.compact_string_size(acl.resource_name)
-    size += _w.compact_string_size(acl.principal)
-    size += _w.compact_string_size(acl.host)
-    count = len(acl.unknown_tagged_fields)
-    for tag, payload in acl.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DeleteAclsFilterResult, version 0 ---
 
 def _read_DeleteAclsFilterResult_v0(buf: bytes, pos: int) -> tuple[DeleteAclsFilterResult, int]:
@@ -533,19 +502,6 @@ def _write_DeleteAclsFilterResult_v0(result: DeleteAclsFilterResult, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteAclsFilterResult_v0(result: DeleteAclsFilterResult) -> int:
-    size = 2
-    size += _w.string_size(result.error_message)
-    matching_acls_items = result.matching_acls
-    if matching_acls_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(matching_acls_items), False)
-        for matching_acls_item in matching_acls_items:
-            size += _size_DeleteAclsMatchingAcl_v0(matching_acls_item)
-    return size
-
-
 # --- DeleteAclsFilterResult, version 1 ---
 
 def _read_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFilterResult, int]:
@@ -596,19 +552,6 @@ def _write_DeleteAclsFilterResult_v1(result: DeleteAclsFilterResult, out: bytear
                 _write_DeleteAclsMatchingAcl_v1(matching_acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsFilterResult_v1(result: DeleteAclsFilterResult) -> int:
-    size = 2
-    size += _w.string_size(result.error_message)
-    matching_acls_items = result.matching_acls
-    if matching_acls_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(matching_acls_items), False)
-        for matching_acls_item in matching_acls_items:
-            size += _size_DeleteAclsMatchingAcl_v1(matching_acls_item)
-    return size
 
 
 # --- DeleteAclsFilterResult, versions 2-3 (flexible) ---
@@ -671,23 +614,6 @@ def _write_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.error_message)
-    matching_acls_items = result.matching_acls
-    if matching_acls_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(matching_acls_items), True)
-        for matching_acls_item in matching_acls_items:
-            size += _size_DeleteAclsMatchingAcl_v2_3(matching_acls_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DeleteAclsResponse, version 0 ---
 
 def _read_DeleteAclsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
@@ -736,18 +662,6 @@ def _write_DeleteAclsResponse_v0(response: DeleteAclsResponse, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteAclsResponse_v0(response: DeleteAclsResponse) -> int:
-    size = 4
-    filter_results_items = response.filter_results
-    if filter_results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(filter_results_items), False)
-        for filter_results_item in filter_results_items:
-            size += _size_DeleteAclsFilterResult_v0(filter_results_item)
-    return size
-
-
 # --- DeleteAclsResponse, version 1 ---
 
 def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
@@ -794,18 +708,6 @@ def _write_DeleteAclsResponse_v1(response: DeleteAclsResponse, out: bytearray) -
                 _write_DeleteAclsFilterResult_v1(filter_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsResponse_v1(response: DeleteAclsResponse) -> int:
-    size = 4
-    filter_results_items = response.filter_results
-    if filter_results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(filter_results_items), False)
-        for filter_results_item in filter_results_items:
-            size += _size_DeleteAclsFilterResult_v1(filter_results_item)
-    return size
 
 
 # --- DeleteAclsResponse, versions 2-3 (flexible) ---
@@ -864,22 +766,6 @@ def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteAclsResponse_v2_3(response: DeleteAclsResponse) -> int:
-    size = 4
-    filter_results_items = response.filter_results
-    if filter_results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(filter_results_items), True)
-        for filter_results_item in filter_results_items:
-            size += _size_DeleteAclsFilterResult_v2_3(filter_results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -888,7 +774,6 @@ _V1_PLUS = (1, 32767)
 
 DeleteAclsMatchingAcl._READERS = (_read_DeleteAclsMatchingAcl_v0, _read_DeleteAclsMatchingAcl_v1, _read_DeleteAclsMatchingAcl_v2_3, _read_DeleteAclsMatchingAcl_v2_3)
 DeleteAclsMatchingAcl._WRITERS = (_write_DeleteAclsMatchingAcl_v0, _write_DeleteAclsMatchingAcl_v1, _write_DeleteAclsMatchingAcl_v2_3, _write_DeleteAclsMatchingAcl_v2_3)
-DeleteAclsMatchingAcl._SIZERS = (_size_DeleteAclsMatchingAcl_v0, _size_DeleteAclsMatchingAcl_v1, _size_DeleteAclsMatchingAcl_v2_3, _size_DeleteAclsMatchingAcl_v2_3)
 DeleteAclsMatchingAcl.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
@@ -902,7 +787,6 @@ DeleteAclsMatchingAcl.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 DeleteAclsFilterResult._READERS = (_read_DeleteAclsFilterResult_v0, _read_DeleteAclsFilterResult_v1, _read_DeleteAclsFilterResult_v2_3, _read_DeleteAclsFilterResult_v2_3)
 DeleteAclsFilterResult._WRITERS = (_write_DeleteAclsFilterResult_v0, _write_DeleteAclsFilterResult_v1, _write_DeleteAclsFilterResult_v2_3, _write_DeleteAclsFilterResult_v2_3)
-DeleteAclsFilterResult._SIZERS = (_size_DeleteAclsFilterResult_v0, _size_DeleteAclsFilterResult_v1, _size_DeleteAclsFilterResult_v2_3, _size_DeleteAclsFilterResult_v2_3)
 DeleteAclsFilterResult._LAZY_DEFAULTS = {"matching_acls": list}
 DeleteAclsFilterResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -911,7 +795,6 @@ DeleteAclsFilterResult.FIELDS = (  # what the runtime knows of each field (kwire
 )
 DeleteAclsResponse._READERS = (_read_DeleteAclsResponse_v0, _read_DeleteAclsResponse_v1, _read_DeleteAclsResponse_v2_3, _read_DeleteAclsResponse_v2_3)
 DeleteAclsResponse._WRITERS = (_write_DeleteAclsResponse_v0, _write_DeleteAclsResponse_v1, _write_DeleteAclsResponse_v2_3, _write_DeleteAclsResponse_v2_3)
-DeleteAclsResponse._SIZERS = (_size_DeleteAclsResponse_v0, _size_DeleteAclsResponse_v1, _size_DeleteAclsResponse_v2_3, _size_DeleteAclsResponse_v2_3)
 DeleteAclsResponse._LAZY_DEFAULTS = {"filter_results": list}
 DeleteAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -159,16 +159,6 @@ def _write_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsets
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsetsRequestTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DeleteShareGroupOffsetsRequest, version 0 (flexible) ---
 
 def _read_DeleteShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsRequest, int]:
@@ -226,23 +216,6 @@ def _write_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsReq
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DeleteShareGroupOffsetsRequestTopic_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -250,13 +223,11 @@ _V0_PLUS = (0, 32767)
 
 DeleteShareGroupOffsetsRequestTopic._READERS = (_read_DeleteShareGroupOffsetsRequestTopic_v0,)
 DeleteShareGroupOffsetsRequestTopic._WRITERS = (_write_DeleteShareGroupOffsetsRequestTopic_v0,)
-DeleteShareGroupOffsetsRequestTopic._SIZERS = (_size_DeleteShareGroupOffsetsRequestTopic_v0,)
 DeleteShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
 )
 DeleteShareGroupOffsetsRequest._READERS = (_read_DeleteShareGroupOffsetsRequest_v0,)
 DeleteShareGroupOffsetsRequest._WRITERS = (_write_DeleteShareGroupOffsetsRequest_v0,)
-DeleteShareGroupOffsetsRequest._SIZERS = (_size_DeleteShareGroupOffsetsRequest_v0,)
 DeleteShareGroupOffsetsRequest._LAZY_DEFAULTS = {"topics": list}
 DeleteShareGroupOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

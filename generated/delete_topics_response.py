@@ -3,8 +3,8 @@
 Response message, versions 0-6, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -188,12 +188,6 @@ def _write_DeletableTopicResult_v0_3(result: DeletableTopicResult, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeletableTopicResult_v0_3(result: DeletableTopicResult) -> int:
-    size = 2
-    size += _w.string_size(result.name)
-    return size
-
-
 # --- DeletableTopicResult, version 4 (flexible) ---
 
 def _read_DeletableTopicResult_v4(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
@@ -235,16 +229,6 @@ def _write_DeletableTopicResult_v4(result: DeletableTopicResult, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeletableTopicResult_v4(result: DeletableTopicResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.name)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeletableTopicResult, version 5 (flexible) ---
@@ -291,17 +275,6 @@ def _write_DeletableTopicResult_v5(result: DeletableTopicResult, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeletableTopicResult_v5(result: DeletableTopicResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.name)
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeletableTopicResult, version 6 (flexible) ---
@@ -351,18 +324,6 @@ def _write_DeletableTopicResult_v6(result: DeletableTopicResult, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeletableTopicResult_v6(result: DeletableTopicResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.name)
-    size += 16
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DeleteTopicsResponse, version 0 ---
 
 def _read_DeleteTopicsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
@@ -405,18 +366,6 @@ def _write_DeleteTopicsResponse_v0(response: DeleteTopicsResponse, out: bytearra
                 _write_DeletableTopicResult_v0_3(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsResponse_v0(response: DeleteTopicsResponse) -> int:
-    size = 0
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v0_3(responses_item)
-    return size
 
 
 # --- DeleteTopicsResponse, versions 1-3 ---
@@ -465,18 +414,6 @@ def _write_DeleteTopicsResponse_v1_3(response: DeleteTopicsResponse, out: bytear
                 _write_DeletableTopicResult_v0_3(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsResponse_v1_3(response: DeleteTopicsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v0_3(responses_item)
-    return size
 
 
 # --- DeleteTopicsResponse, version 4 (flexible) ---
@@ -535,22 +472,6 @@ def _write_DeleteTopicsResponse_v4(response: DeleteTopicsResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteTopicsResponse_v4(response: DeleteTopicsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v4(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DeleteTopicsResponse, version 5 (flexible) ---
 
 def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
@@ -605,22 +526,6 @@ def _write_DeleteTopicsResponse_v5(response: DeleteTopicsResponse, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsResponse_v5(response: DeleteTopicsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v5(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteTopicsResponse, version 6 (flexible) ---
@@ -679,22 +584,6 @@ def _write_DeleteTopicsResponse_v6(response: DeleteTopicsResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteTopicsResponse_v6(response: DeleteTopicsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v6(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -705,7 +594,6 @@ _V6_PLUS = (6, 32767)
 
 DeletableTopicResult._READERS = (_read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v4, _read_DeletableTopicResult_v5, _read_DeletableTopicResult_v6)
 DeletableTopicResult._WRITERS = (_write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v4, _write_DeletableTopicResult_v5, _write_DeletableTopicResult_v6)
-DeletableTopicResult._SIZERS = (_size_DeletableTopicResult_v0_3, _size_DeletableTopicResult_v0_3, _size_DeletableTopicResult_v0_3, _size_DeletableTopicResult_v0_3, _size_DeletableTopicResult_v4, _size_DeletableTopicResult_v5, _size_DeletableTopicResult_v6)
 DeletableTopicResult._MAP_KEYS = ("name",)
 DeletableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, nullable=_V6_PLUS, default='', map_key=True),
@@ -715,7 +603,6 @@ DeletableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 DeleteTopicsResponse._READERS = (_read_DeleteTopicsResponse_v0, _read_DeleteTopicsResponse_v1_3, _read_DeleteTopicsResponse_v1_3, _read_DeleteTopicsResponse_v1_3, _read_DeleteTopicsResponse_v4, _read_DeleteTopicsResponse_v5, _read_DeleteTopicsResponse_v6)
 DeleteTopicsResponse._WRITERS = (_write_DeleteTopicsResponse_v0, _write_DeleteTopicsResponse_v1_3, _write_DeleteTopicsResponse_v1_3, _write_DeleteTopicsResponse_v1_3, _write_DeleteTopicsResponse_v4, _write_DeleteTopicsResponse_v5, _write_DeleteTopicsResponse_v6)
-DeleteTopicsResponse._SIZERS = (_size_DeleteTopicsResponse_v0, _size_DeleteTopicsResponse_v1_3, _size_DeleteTopicsResponse_v1_3, _size_DeleteTopicsResponse_v1_3, _size_DeleteTopicsResponse_v4, _size_DeleteTopicsResponse_v5, _size_DeleteTopicsResponse_v6)
 DeleteTopicsResponse._LAZY_DEFAULTS = {"responses": KeyedList}
 DeleteTopicsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -272,13 +272,6 @@ def _write_AclDescription_v0_1(description: AclDescription, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AclDescription_v0_1(description: AclDescription) -> int:
-    size = 2
-    size += _w.string_size(description.principal)
-    size += _w.string_size(description.host)
-    return size
-
-
 # --- AclDescription, versions 2-3 (flexible) ---
 
 def _read_AclDescription_v2_3(buf: bytes, pos: int) -> tuple[AclDescription, int]:
@@ -324,17 +317,6 @@ def _write_AclDescription_v2_3(description: AclDescription, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AclDescription_v2_3(description: AclDescription) -> int:
-    size = 2
-    size += _w.compact_string_size(description.principal)
-    size += _w.compact_string_size(description.host)
-    count = len(description.unknown_tagged_fields)
-    for tag, payload in description.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeAclsResource, version 0 ---
@@ -394,19 +376,6 @@ def _write_DescribeAclsResource_v0(resource: DescribeAclsResource, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeAclsResource_v0(resource: DescribeAclsResource) -> int:
-    size = 1
-    size += _w.string_size(resource.resource_name)
-    acls_items = resource.acls
-    if acls_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(acls_items), False)
-        for acls_item in acls_items:
-            size += _size_AclDescription_v0_1(acls_item)
-    return size
-
-
 # --- DescribeAclsResource, version 1 ---
 
 def _read_DescribeAclsResource_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResource, int]:
@@ -464,19 +433,6 @@ def _write_DescribeAclsResource_v1(resource: DescribeAclsResource, out: bytearra
                 _write_AclDescription_v0_1(acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeAclsResource_v1(resource: DescribeAclsResource) -> int:
-    size = 2
-    size += _w.string_size(resource.resource_name)
-    acls_items = resource.acls
-    if acls_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(acls_items), False)
-        for acls_item in acls_items:
-            size += _size_AclDescription_v0_1(acls_item)
-    return size
 
 
 # --- DescribeAclsResource, versions 2-3 (flexible) ---
@@ -546,23 +502,6 @@ def _write_DescribeAclsResource_v2_3(resource: DescribeAclsResource, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeAclsResource_v2_3(resource: DescribeAclsResource) -> int:
-    size = 2
-    size += _w.compact_string_size(resource.resource_name)
-    acls_items = resource.acls
-    if acls_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acls_items), True)
-        for acls_item in acls_items:
-            size += _size_AclDescription_v2_3(acls_item)
-    count = len(resource.unknown_tagged_fields)
-    for tag, payload in resource.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeAclsResponse, version 0 ---
 
 def _read_DescribeAclsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
@@ -615,19 +554,6 @@ def _write_DescribeAclsResponse_v0(response: DescribeAclsResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeAclsResponse_v0(response: DescribeAclsResponse) -> int:
-    size = 6
-    size += _w.string_size(response.error_message)
-    resources_items = response.resources
-    if resources_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(resources_items), False)
-        for resources_item in resources_items:
-            size += _size_DescribeAclsResource_v0(resources_item)
-    return size
-
-
 # --- DescribeAclsResponse, version 1 ---
 
 def _read_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
@@ -678,19 +604,6 @@ def _write_DescribeAclsResponse_v1(response: DescribeAclsResponse, out: bytearra
                 _write_DescribeAclsResource_v1(resources_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeAclsResponse_v1(response: DescribeAclsResponse) -> int:
-    size = 6
-    size += _w.string_size(response.error_message)
-    resources_items = response.resources
-    if resources_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(resources_items), False)
-        for resources_item in resources_items:
-            size += _size_DescribeAclsResource_v1(resources_item)
-    return size
 
 
 # --- DescribeAclsResponse, versions 2-3 (flexible) ---
@@ -753,23 +666,6 @@ def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeAclsResponse_v2_3(response: DescribeAclsResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    resources_items = response.resources
-    if resources_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(resources_items), True)
-        for resources_item in resources_items:
-            size += _size_DescribeAclsResource_v2_3(resources_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -778,7 +674,6 @@ _V1_PLUS = (1, 32767)
 
 AclDescription._READERS = (_read_AclDescription_v0_1, _read_AclDescription_v0_1, _read_AclDescription_v2_3, _read_AclDescription_v2_3)
 AclDescription._WRITERS = (_write_AclDescription_v0_1, _write_AclDescription_v0_1, _write_AclDescription_v2_3, _write_AclDescription_v2_3)
-AclDescription._SIZERS = (_size_AclDescription_v0_1, _size_AclDescription_v0_1, _size_AclDescription_v2_3, _size_AclDescription_v2_3)
 AclDescription.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal", json_name="principal", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
@@ -787,7 +682,6 @@ AclDescription.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 DescribeAclsResource._READERS = (_read_DescribeAclsResource_v0, _read_DescribeAclsResource_v1, _read_DescribeAclsResource_v2_3, _read_DescribeAclsResource_v2_3)
 DescribeAclsResource._WRITERS = (_write_DescribeAclsResource_v0, _write_DescribeAclsResource_v1, _write_DescribeAclsResource_v2_3, _write_DescribeAclsResource_v2_3)
-DescribeAclsResource._SIZERS = (_size_DescribeAclsResource_v0, _size_DescribeAclsResource_v1, _size_DescribeAclsResource_v2_3, _size_DescribeAclsResource_v2_3)
 DescribeAclsResource._LAZY_DEFAULTS = {"acls": list}
 DescribeAclsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
@@ -797,7 +691,6 @@ DescribeAclsResource.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 DescribeAclsResponse._READERS = (_read_DescribeAclsResponse_v0, _read_DescribeAclsResponse_v1, _read_DescribeAclsResponse_v2_3, _read_DescribeAclsResponse_v2_3)
 DescribeAclsResponse._WRITERS = (_write_DescribeAclsResponse_v0, _write_DescribeAclsResponse_v1, _write_DescribeAclsResponse_v2_3, _write_DescribeAclsResponse_v2_3)
-DescribeAclsResponse._SIZERS = (_size_DescribeAclsResponse_v0, _size_DescribeAclsResponse_v1, _size_DescribeAclsResponse_v2_3, _size_DescribeAclsResponse_v2_3)
 DescribeAclsResponse._LAZY_DEFAULTS = {"resources": list}
 DescribeAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -264,17 +264,6 @@ def _write_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker) -> int:
-    size = 8
-    size += _w.compact_string_size(broker.host)
-    size += _w.compact_string_size(broker.rack)
-    count = len(broker.unknown_tagged_fields)
-    for tag, payload in broker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeClusterBroker, version 2 (flexible) ---
 
 def _read_DescribeClusterBroker_v2(buf: bytes, pos: int) -> tuple[DescribeClusterBroker, int]:
@@ -328,17 +317,6 @@ def _write_DescribeClusterBroker_v2(broker: DescribeClusterBroker, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeClusterBroker_v2(broker: DescribeClusterBroker) -> int:
-    size = 9
-    size += _w.compact_string_size(broker.host)
-    size += _w.compact_string_size(broker.rack)
-    count = len(broker.unknown_tagged_fields)
-    for tag, payload in broker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeClusterResponse, version 0 (flexible) ---
@@ -418,24 +396,6 @@ def _write_DescribeClusterResponse_v0(response: DescribeClusterResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeClusterResponse_v0(response: DescribeClusterResponse) -> int:
-    size = 14
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.cluster_id)
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_DescribeClusterBroker_v0_1(brokers_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeClusterResponse, version 1 (flexible) ---
@@ -519,24 +479,6 @@ def _write_DescribeClusterResponse_v1(response: DescribeClusterResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeClusterResponse_v1(response: DescribeClusterResponse) -> int:
-    size = 15
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.cluster_id)
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_DescribeClusterBroker_v0_1(brokers_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeClusterResponse, version 2 (flexible) ---
 
 def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
@@ -618,24 +560,6 @@ def _write_DescribeClusterResponse_v2(response: DescribeClusterResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeClusterResponse_v2(response: DescribeClusterResponse) -> int:
-    size = 15
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.cluster_id)
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_DescribeClusterBroker_v2(brokers_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -645,7 +569,6 @@ _V2_PLUS = (2, 32767)
 
 DescribeClusterBroker._READERS = (_read_DescribeClusterBroker_v0_1, _read_DescribeClusterBroker_v0_1, _read_DescribeClusterBroker_v2)
 DescribeClusterBroker._WRITERS = (_write_DescribeClusterBroker_v0_1, _write_DescribeClusterBroker_v0_1, _write_DescribeClusterBroker_v2)
-DescribeClusterBroker._SIZERS = (_size_DescribeClusterBroker_v0_1, _size_DescribeClusterBroker_v0_1, _size_DescribeClusterBroker_v2)
 DescribeClusterBroker._MAP_KEYS = ("broker_id",)
 DescribeClusterBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -656,7 +579,6 @@ DescribeClusterBroker.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 DescribeClusterResponse._READERS = (_read_DescribeClusterResponse_v0, _read_DescribeClusterResponse_v1, _read_DescribeClusterResponse_v2)
 DescribeClusterResponse._WRITERS = (_write_DescribeClusterResponse_v0, _write_DescribeClusterResponse_v1, _write_DescribeClusterResponse_v2)
-DescribeClusterResponse._SIZERS = (_size_DescribeClusterResponse_v0, _size_DescribeClusterResponse_v1, _size_DescribeClusterResponse_v2)
 DescribeClusterResponse._LAZY_DEFAULTS = {"brokers": KeyedList}
 DescribeClusterResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

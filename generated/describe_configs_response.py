@@ -3,8 +3,8 @@
 Response message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -367,13 +367,6 @@ def _write_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym) -> int:
-    size = 1
-    size += _w.string_size(synonym.name)
-    size += _w.string_size(synonym.value)
-    return size
-
-
 # --- DescribeConfigsSynonym, version 4 (flexible) ---
 
 def _read_DescribeConfigsSynonym_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsSynonym, int]:
@@ -419,17 +412,6 @@ def _write_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym) -> int:
-    size = 1
-    size += _w.compact_string_size(synonym.name)
-    size += _w.compact_string_size(synonym.value)
-    count = len(synonym.unknown_tagged_fields)
-    for tag, payload in synonym.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeConfigsResourceResult, version 0 ---
 
 def _read_DescribeConfigsResourceResult_v0(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
@@ -468,13 +450,6 @@ def _write_DescribeConfigsResourceResult_v0(result: DescribeConfigsResourceResul
         out += _pack_DescribeConfigsResourceResult_read_only_to_is_sensitive(result.read_only, result.is_default, result.is_sensitive)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResourceResult_v0(result: DescribeConfigsResourceResult) -> int:
-    size = 3
-    size += _w.string_size(result.name)
-    size += _w.string_size(result.value)
-    return size
 
 
 # --- DescribeConfigsResourceResult, versions 1-2 ---
@@ -538,20 +513,6 @@ def _write_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceRes
                 _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceResult) -> int:
-    size = 3
-    size += _w.string_size(result.name)
-    size += _w.string_size(result.value)
-    synonyms_items = result.synonyms
-    if synonyms_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(synonyms_items), False)
-        for synonyms_item in synonyms_items:
-            size += _size_DescribeConfigsSynonym_v1_3(synonyms_item)
-    return size
 
 
 # --- DescribeConfigsResourceResult, version 3 ---
@@ -622,21 +583,6 @@ def _write_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResul
         _w.write_string(out, result.documentation)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResult) -> int:
-    size = 4
-    size += _w.string_size(result.name)
-    size += _w.string_size(result.value)
-    synonyms_items = result.synonyms
-    if synonyms_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(synonyms_items), False)
-        for synonyms_item in synonyms_items:
-            size += _size_DescribeConfigsSynonym_v1_3(synonyms_item)
-    size += _w.string_size(result.documentation)
-    return size
 
 
 # --- DescribeConfigsResourceResult, version 4 (flexible) ---
@@ -717,25 +663,6 @@ def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResul
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResult) -> int:
-    size = 4
-    size += _w.compact_string_size(result.name)
-    size += _w.compact_string_size(result.value)
-    synonyms_items = result.synonyms
-    if synonyms_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(synonyms_items), True)
-        for synonyms_item in synonyms_items:
-            size += _size_DescribeConfigsSynonym_v4(synonyms_item)
-    size += _w.compact_string_size(result.documentation)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeConfigsResult, version 0 ---
 
 def _read_DescribeConfigsResult_v0(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
@@ -797,20 +724,6 @@ def _write_DescribeConfigsResult_v0(result: DescribeConfigsResult, out: bytearra
                 _write_DescribeConfigsResourceResult_v0(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResult_v0(result: DescribeConfigsResult) -> int:
-    size = 3
-    size += _w.string_size(result.error_message)
-    size += _w.string_size(result.resource_name)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(configs_items), False)
-        for configs_item in configs_items:
-            size += _size_DescribeConfigsResourceResult_v0(configs_item)
-    return size
 
 
 # --- DescribeConfigsResult, versions 1-2 ---
@@ -876,20 +789,6 @@ def _write_DescribeConfigsResult_v1_2(result: DescribeConfigsResult, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeConfigsResult_v1_2(result: DescribeConfigsResult) -> int:
-    size = 3
-    size += _w.string_size(result.error_message)
-    size += _w.string_size(result.resource_name)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(configs_items), False)
-        for configs_item in configs_items:
-            size += _size_DescribeConfigsResourceResult_v1_2(configs_item)
-    return size
-
-
 # --- DescribeConfigsResult, version 3 ---
 
 def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
@@ -951,20 +850,6 @@ def _write_DescribeConfigsResult_v3(result: DescribeConfigsResult, out: bytearra
                 _write_DescribeConfigsResourceResult_v3(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResult_v3(result: DescribeConfigsResult) -> int:
-    size = 3
-    size += _w.string_size(result.error_message)
-    size += _w.string_size(result.resource_name)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(configs_items), False)
-        for configs_item in configs_items:
-            size += _size_DescribeConfigsResourceResult_v3(configs_item)
-    return size
 
 
 # --- DescribeConfigsResult, version 4 (flexible) ---
@@ -1038,24 +923,6 @@ def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeConfigsResult_v4(result: DescribeConfigsResult) -> int:
-    size = 3
-    size += _w.compact_string_size(result.error_message)
-    size += _w.compact_string_size(result.resource_name)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(configs_items), True)
-        for configs_item in configs_items:
-            size += _size_DescribeConfigsResourceResult_v4(configs_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeConfigsResponse, version 0 ---
 
 def _read_DescribeConfigsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
@@ -1102,18 +969,6 @@ def _write_DescribeConfigsResponse_v0(response: DescribeConfigsResponse, out: by
                 _write_DescribeConfigsResult_v0(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResponse_v0(response: DescribeConfigsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_DescribeConfigsResult_v0(results_item)
-    return size
 
 
 # --- DescribeConfigsResponse, versions 1-2 ---
@@ -1164,18 +1019,6 @@ def _write_DescribeConfigsResponse_v1_2(response: DescribeConfigsResponse, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeConfigsResponse_v1_2(response: DescribeConfigsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_DescribeConfigsResult_v1_2(results_item)
-    return size
-
-
 # --- DescribeConfigsResponse, version 3 ---
 
 def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
@@ -1222,18 +1065,6 @@ def _write_DescribeConfigsResponse_v3(response: DescribeConfigsResponse, out: by
                 _write_DescribeConfigsResult_v3(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResponse_v3(response: DescribeConfigsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_DescribeConfigsResult_v3(results_item)
-    return size
 
 
 # --- DescribeConfigsResponse, version 4 (flexible) ---
@@ -1292,22 +1123,6 @@ def _write_DescribeConfigsResponse_v4(response: DescribeConfigsResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeConfigsResponse_v4(response: DescribeConfigsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeConfigsResult_v4(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1318,7 +1133,6 @@ _V3_PLUS = (3, 32767)
 
 DescribeConfigsSynonym._READERS = (None, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v4)
 DescribeConfigsSynonym._WRITERS = (None, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v4)
-DescribeConfigsSynonym._SIZERS = (None, _size_DescribeConfigsSynonym_v1_3, _size_DescribeConfigsSynonym_v1_3, _size_DescribeConfigsSynonym_v1_3, _size_DescribeConfigsSynonym_v4)
 DescribeConfigsSynonym.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V1_PLUS, nullable=_V0_PLUS, default=''),
@@ -1326,7 +1140,6 @@ DescribeConfigsSynonym.FIELDS = (  # what the runtime knows of each field (kwire
 )
 DescribeConfigsResourceResult._READERS = (_read_DescribeConfigsResourceResult_v0, _read_DescribeConfigsResourceResult_v1_2, _read_DescribeConfigsResourceResult_v1_2, _read_DescribeConfigsResourceResult_v3, _read_DescribeConfigsResourceResult_v4)
 DescribeConfigsResourceResult._WRITERS = (_write_DescribeConfigsResourceResult_v0, _write_DescribeConfigsResourceResult_v1_2, _write_DescribeConfigsResourceResult_v1_2, _write_DescribeConfigsResourceResult_v3, _write_DescribeConfigsResourceResult_v4)
-DescribeConfigsResourceResult._SIZERS = (_size_DescribeConfigsResourceResult_v0, _size_DescribeConfigsResourceResult_v1_2, _size_DescribeConfigsResourceResult_v1_2, _size_DescribeConfigsResourceResult_v3, _size_DescribeConfigsResourceResult_v4)
 DescribeConfigsResourceResult._LAZY_DEFAULTS = {"synonyms": list}
 DescribeConfigsResourceResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -1341,7 +1154,6 @@ DescribeConfigsResourceResult.FIELDS = (  # what the runtime knows of each field
 )
 DescribeConfigsResult._READERS = (_read_DescribeConfigsResult_v0, _read_DescribeConfigsResult_v1_2, _read_DescribeConfigsResult_v1_2, _read_DescribeConfigsResult_v3, _read_DescribeConfigsResult_v4)
 DescribeConfigsResult._WRITERS = (_write_DescribeConfigsResult_v0, _write_DescribeConfigsResult_v1_2, _write_DescribeConfigsResult_v1_2, _write_DescribeConfigsResult_v3, _write_DescribeConfigsResult_v4)
-DescribeConfigsResult._SIZERS = (_size_DescribeConfigsResult_v0, _size_DescribeConfigsResult_v1_2, _size_DescribeConfigsResult_v1_2, _size_DescribeConfigsResult_v3, _size_DescribeConfigsResult_v4)
 DescribeConfigsResult._LAZY_DEFAULTS = {"configs": list}
 DescribeConfigsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1352,7 +1164,6 @@ DescribeConfigsResult.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 DescribeConfigsResponse._READERS = (_read_DescribeConfigsResponse_v0, _read_DescribeConfigsResponse_v1_2, _read_DescribeConfigsResponse_v1_2, _read_DescribeConfigsResponse_v3, _read_DescribeConfigsResponse_v4)
 DescribeConfigsResponse._WRITERS = (_write_DescribeConfigsResponse_v0, _write_DescribeConfigsResponse_v1_2, _write_DescribeConfigsResponse_v1_2, _write_DescribeConfigsResponse_v3, _write_DescribeConfigsResponse_v4)
-DescribeConfigsResponse._SIZERS = (_size_DescribeConfigsResponse_v0, _size_DescribeConfigsResponse_v1_2, _size_DescribeConfigsResponse_v1_2, _size_DescribeConfigsResponse_v3, _size_DescribeConfigsResponse_v4)
 DescribeConfigsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeConfigsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

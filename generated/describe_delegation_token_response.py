@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -287,13 +287,6 @@ def _write_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationToke
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationTokenRenewer) -> int:
-    size = 0
-    size += _w.string_size(renewer.principal_type)
-    size += _w.string_size(renewer.principal_name)
-    return size
-
-
 # --- DescribedDelegationTokenRenewer, versions 2-3 (flexible) ---
 
 def _read_DescribedDelegationTokenRenewer_v2_3(buf: bytes, pos: int) -> tuple[DescribedDelegationTokenRenewer, int]:
@@ -334,17 +327,6 @@ def _write_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationToke
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationTokenRenewer) -> int:
-    size = 0
-    size += _w.compact_string_size(renewer.principal_type)
-    size += _w.compact_string_size(renewer.principal_name)
-    count = len(renewer.unknown_tagged_fields)
-    for tag, payload in renewer.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedDelegationToken, versions 0-1 ---
@@ -423,22 +405,6 @@ def _write_DescribedDelegationToken_v0_1(token: DescribedDelegationToken, out: b
                 _write_DescribedDelegationTokenRenewer_v0_1(renewers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedDelegationToken_v0_1(token: DescribedDelegationToken) -> int:
-    size = 24
-    size += _w.string_size(token.principal_type)
-    size += _w.string_size(token.principal_name)
-    size += _w.string_size(token.token_id)
-    size += _w.bytes_size(token.hmac)
-    renewers_items = token.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(renewers_items), False)
-        for renewers_item in renewers_items:
-            size += _size_DescribedDelegationTokenRenewer_v0_1(renewers_item)
-    return size
 
 
 # --- DescribedDelegationToken, version 2 (flexible) ---
@@ -525,26 +491,6 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedDelegationToken_v2(token: DescribedDelegationToken) -> int:
-    size = 24
-    size += _w.compact_string_size(token.principal_type)
-    size += _w.compact_string_size(token.principal_name)
-    size += _w.compact_string_size(token.token_id)
-    size += _w.compact_bytes_size(token.hmac)
-    renewers_items = token.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(renewers_items), True)
-        for renewers_item in renewers_items:
-            size += _size_DescribedDelegationTokenRenewer_v2_3(renewers_item)
-    count = len(token.unknown_tagged_fields)
-    for tag, payload in token.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedDelegationToken, version 3 (flexible) ---
@@ -639,28 +585,6 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribedDelegationToken_v3(token: DescribedDelegationToken) -> int:
-    size = 24
-    size += _w.compact_string_size(token.principal_type)
-    size += _w.compact_string_size(token.principal_name)
-    size += _w.compact_string_size(token.token_requester_principal_type)
-    size += _w.compact_string_size(token.token_requester_principal_name)
-    size += _w.compact_string_size(token.token_id)
-    size += _w.compact_bytes_size(token.hmac)
-    renewers_items = token.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(renewers_items), True)
-        for renewers_item in renewers_items:
-            size += _size_DescribedDelegationTokenRenewer_v2_3(renewers_item)
-    count = len(token.unknown_tagged_fields)
-    for tag, payload in token.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeDelegationTokenResponse, versions 0-1 ---
 
 def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
@@ -712,18 +636,6 @@ def _write_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationToke
         out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationTokenResponse) -> int:
-    size = 6
-    tokens_items = response.tokens
-    if tokens_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(tokens_items), False)
-        for tokens_item in tokens_items:
-            size += _size_DescribedDelegationToken_v0_1(tokens_item)
-    return size
 
 
 # --- DescribeDelegationTokenResponse, version 2 (flexible) ---
@@ -787,22 +699,6 @@ def _write_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenR
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenResponse) -> int:
-    size = 6
-    tokens_items = response.tokens
-    if tokens_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(tokens_items), True)
-        for tokens_item in tokens_items:
-            size += _size_DescribedDelegationToken_v2(tokens_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeDelegationTokenResponse, version 3 (flexible) ---
 
 def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
@@ -864,22 +760,6 @@ def _write_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenR
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenResponse) -> int:
-    size = 6
-    tokens_items = response.tokens
-    if tokens_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(tokens_items), True)
-        for tokens_item in tokens_items:
-            size += _size_DescribedDelegationToken_v3(tokens_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -888,14 +768,12 @@ _V3_PLUS = (3, 32767)
 
 DescribedDelegationTokenRenewer._READERS = (_read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v2_3, _read_DescribedDelegationTokenRenewer_v2_3)
 DescribedDelegationTokenRenewer._WRITERS = (_write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v2_3, _write_DescribedDelegationTokenRenewer_v2_3)
-DescribedDelegationTokenRenewer._SIZERS = (_size_DescribedDelegationTokenRenewer_v0_1, _size_DescribedDelegationTokenRenewer_v0_1, _size_DescribedDelegationTokenRenewer_v2_3, _size_DescribedDelegationTokenRenewer_v2_3)
 DescribedDelegationTokenRenewer.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
 DescribedDelegationToken._READERS = (_read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v2, _read_DescribedDelegationToken_v3)
 DescribedDelegationToken._WRITERS = (_write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v2, _write_DescribedDelegationToken_v3)
-DescribedDelegationToken._SIZERS = (_size_DescribedDelegationToken_v0_1, _size_DescribedDelegationToken_v0_1, _size_DescribedDelegationToken_v2, _size_DescribedDelegationToken_v3)
 DescribedDelegationToken._LAZY_DEFAULTS = {"renewers": list}
 DescribedDelegationToken.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
@@ -911,7 +789,6 @@ DescribedDelegationToken.FIELDS = (  # what the runtime knows of each field (kwi
 )
 DescribeDelegationTokenResponse._READERS = (_read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v2, _read_DescribeDelegationTokenResponse_v3)
 DescribeDelegationTokenResponse._WRITERS = (_write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v2, _write_DescribeDelegationTokenResponse_v3)
-DescribeDelegationTokenResponse._SIZERS = (_size_DescribeDelegationTokenResponse_v0_1, _size_DescribeDelegationTokenResponse_v0_1, _size_DescribeDelegationTokenResponse_v2, _size_DescribeDelegationTokenResponse_v3)
 DescribeDelegationTokenResponse._LAZY_DEFAULTS = {"tokens": list}
 DescribeDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

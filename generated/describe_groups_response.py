@@ -3,8 +3,8 @@
 Response message, versions 0-6, flexible versions 5+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -319,16 +319,6 @@ def _write_DescribedGroupMember_v0_3(member: DescribedGroupMember, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribedGroupMember_v0_3(member: DescribedGroupMember) -> int:
-    size = 0
-    size += _w.string_size(member.member_id)
-    size += _w.string_size(member.client_id)
-    size += _w.string_size(member.client_host)
-    size += _w.bytes_size(member.member_metadata)
-    size += _w.bytes_size(member.member_assignment)
-    return size
-
-
 # --- DescribedGroupMember, version 4 ---
 
 def _read_DescribedGroupMember_v4(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
@@ -383,17 +373,6 @@ def _write_DescribedGroupMember_v4(member: DescribedGroupMember, out: bytearray)
         _w.write_bytes(out, member.member_assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroupMember_v4(member: DescribedGroupMember) -> int:
-    size = 0
-    size += _w.string_size(member.member_id)
-    size += _w.string_size(member.group_instance_id)
-    size += _w.string_size(member.client_id)
-    size += _w.string_size(member.client_host)
-    size += _w.bytes_size(member.member_metadata)
-    size += _w.bytes_size(member.member_assignment)
-    return size
 
 
 # --- DescribedGroupMember, versions 5-6 (flexible) ---
@@ -458,21 +437,6 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroupMember_v5_6(member: DescribedGroupMember) -> int:
-    size = 0
-    size += _w.compact_string_size(member.member_id)
-    size += _w.compact_string_size(member.group_instance_id)
-    size += _w.compact_string_size(member.client_id)
-    size += _w.compact_string_size(member.client_host)
-    size += _w.compact_bytes_size(member.member_metadata)
-    size += _w.compact_bytes_size(member.member_assignment)
-    count = len(member.unknown_tagged_fields)
-    for tag, payload in member.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedGroup, versions 0-2 ---
@@ -551,22 +515,6 @@ def _write_DescribedGroup_v0_2(group: DescribedGroup, out: bytearray) -> None:
                 _write_DescribedGroupMember_v0_3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v0_2(group: DescribedGroup) -> int:
-    size = 2
-    size += _w.string_size(group.group_id)
-    size += _w.string_size(group.group_state)
-    size += _w.string_size(group.protocol_type)
-    size += _w.string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v0_3(members_item)
-    return size
 
 
 # --- DescribedGroup, version 3 ---
@@ -649,22 +597,6 @@ def _write_DescribedGroup_v3(group: DescribedGroup, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribedGroup_v3(group: DescribedGroup) -> int:
-    size = 6
-    size += _w.string_size(group.group_id)
-    size += _w.string_size(group.group_state)
-    size += _w.string_size(group.protocol_type)
-    size += _w.string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v0_3(members_item)
-    return size
-
-
 # --- DescribedGroup, version 4 ---
 
 def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
@@ -743,22 +675,6 @@ def _write_DescribedGroup_v4(group: DescribedGroup, out: bytearray) -> None:
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v4(group: DescribedGroup) -> int:
-    size = 6
-    size += _w.string_size(group.group_id)
-    size += _w.string_size(group.group_state)
-    size += _w.string_size(group.protocol_type)
-    size += _w.string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v4(members_item)
-    return size
 
 
 # --- DescribedGroup, version 5 (flexible) ---
@@ -847,26 +763,6 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v5(group: DescribedGroup) -> int:
-    size = 6
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.protocol_type)
-    size += _w.compact_string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v5_6(members_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedGroup, version 6 (flexible) ---
@@ -958,27 +854,6 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribedGroup_v6(group: DescribedGroup) -> int:
-    size = 6
-    size += _w.compact_string_size(group.error_message)
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.protocol_type)
-    size += _w.compact_string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v5_6(members_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeGroupsResponse, version 0 ---
 
 def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
@@ -1021,18 +896,6 @@ def _write_DescribeGroupsResponse_v0(response: DescribeGroupsResponse, out: byte
                 _write_DescribedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsResponse_v0(response: DescribeGroupsResponse) -> int:
-    size = 0
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v0_2(groups_item)
-    return size
 
 
 # --- DescribeGroupsResponse, versions 1-2 ---
@@ -1083,18 +946,6 @@ def _write_DescribeGroupsResponse_v1_2(response: DescribeGroupsResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeGroupsResponse_v1_2(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v0_2(groups_item)
-    return size
-
-
 # --- DescribeGroupsResponse, version 3 ---
 
 def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
@@ -1143,18 +994,6 @@ def _write_DescribeGroupsResponse_v3(response: DescribeGroupsResponse, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeGroupsResponse_v3(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v3(groups_item)
-    return size
-
-
 # --- DescribeGroupsResponse, version 4 ---
 
 def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
@@ -1201,18 +1040,6 @@ def _write_DescribeGroupsResponse_v4(response: DescribeGroupsResponse, out: byte
                 _write_DescribedGroup_v4(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsResponse_v4(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v4(groups_item)
-    return size
 
 
 # --- DescribeGroupsResponse, version 5 (flexible) ---
@@ -1271,22 +1098,6 @@ def _write_DescribeGroupsResponse_v5(response: DescribeGroupsResponse, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeGroupsResponse_v5(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v5(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeGroupsResponse, version 6 (flexible) ---
 
 def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
@@ -1343,22 +1154,6 @@ def _write_DescribeGroupsResponse_v6(response: DescribeGroupsResponse, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeGroupsResponse_v6(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v6(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1370,7 +1165,6 @@ _V6_PLUS = (6, 32767)
 
 DescribedGroupMember._READERS = (_read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v4, _read_DescribedGroupMember_v5_6, _read_DescribedGroupMember_v5_6)
 DescribedGroupMember._WRITERS = (_write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v4, _write_DescribedGroupMember_v5_6, _write_DescribedGroupMember_v5_6)
-DescribedGroupMember._SIZERS = (_size_DescribedGroupMember_v0_3, _size_DescribedGroupMember_v0_3, _size_DescribedGroupMember_v0_3, _size_DescribedGroupMember_v0_3, _size_DescribedGroupMember_v4, _size_DescribedGroupMember_v5_6, _size_DescribedGroupMember_v5_6)
 DescribedGroupMember.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V4_PLUS, nullable=_V4_PLUS, ignorable=True),
@@ -1381,7 +1175,6 @@ DescribedGroupMember.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 DescribedGroup._READERS = (_read_DescribedGroup_v0_2, _read_DescribedGroup_v0_2, _read_DescribedGroup_v0_2, _read_DescribedGroup_v3, _read_DescribedGroup_v4, _read_DescribedGroup_v5, _read_DescribedGroup_v6)
 DescribedGroup._WRITERS = (_write_DescribedGroup_v0_2, _write_DescribedGroup_v0_2, _write_DescribedGroup_v0_2, _write_DescribedGroup_v3, _write_DescribedGroup_v4, _write_DescribedGroup_v5, _write_DescribedGroup_v6)
-DescribedGroup._SIZERS = (_size_DescribedGroup_v0_2, _size_DescribedGroup_v0_2, _size_DescribedGroup_v0_2, _size_DescribedGroup_v3, _size_DescribedGroup_v4, _size_DescribedGroup_v5, _size_DescribedGroup_v6)
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1395,7 +1188,6 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 DescribeGroupsResponse._READERS = (_read_DescribeGroupsResponse_v0, _read_DescribeGroupsResponse_v1_2, _read_DescribeGroupsResponse_v1_2, _read_DescribeGroupsResponse_v3, _read_DescribeGroupsResponse_v4, _read_DescribeGroupsResponse_v5, _read_DescribeGroupsResponse_v6)
 DescribeGroupsResponse._WRITERS = (_write_DescribeGroupsResponse_v0, _write_DescribeGroupsResponse_v1_2, _write_DescribeGroupsResponse_v1_2, _write_DescribeGroupsResponse_v3, _write_DescribeGroupsResponse_v4, _write_DescribeGroupsResponse_v5, _write_DescribeGroupsResponse_v6)
-DescribeGroupsResponse._SIZERS = (_size_DescribeGroupsResponse_v0, _size_DescribeGroupsResponse_v1_2, _size_DescribeGroupsResponse_v1_2, _size_DescribeGroupsResponse_v3, _size_DescribeGroupsResponse_v4, _size_DescribeGroupsResponse_v5, _size_DescribeGroupsResponse_v6)
 DescribeGroupsResponse._LAZY_DEFAULTS = {"groups": list}
 DescribeGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

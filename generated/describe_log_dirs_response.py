@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -330,11 +330,6 @@ def _write_DescribeLogDirsPartition_v0_1(partition: DescribeLogDirsPartition, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeLogDirsPartition_v0_1(partition: DescribeLogDirsPartition) -> int:
-    size = 21
-    return size
-
-
 # --- DescribeLogDirsPartition, versions 2-5 (flexible) ---
 
 def _read_DescribeLogDirsPartition_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsPartition, int]:
@@ -368,15 +363,6 @@ def _write_DescribeLogDirsPartition_v2_5(partition: DescribeLogDirsPartition, ou
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsPartition_v2_5(partition: DescribeLogDirsPartition) -> int:
-    size = 21
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsTopic, versions 0-1 ---
@@ -438,19 +424,6 @@ def _write_DescribeLogDirsTopic_v0_1(topic: DescribeLogDirsTopic, out: bytearray
                 _write_DescribeLogDirsPartition_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsTopic_v0_1(topic: DescribeLogDirsTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_DescribeLogDirsPartition_v0_1(partitions_item)
-    return size
 
 
 # --- DescribeLogDirsTopic, versions 2-5 (flexible) ---
@@ -522,23 +495,6 @@ def _write_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DescribeLogDirsPartition_v2_5(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeLogDirsResult, versions 0-1 ---
 
 def _read_DescribeLogDirsResult_v0_1(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
@@ -594,19 +550,6 @@ def _write_DescribeLogDirsResult_v0_1(result: DescribeLogDirsResult, out: bytear
                 _write_DescribeLogDirsTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResult_v0_1(result: DescribeLogDirsResult) -> int:
-    size = 2
-    size += _w.string_size(result.log_dir)
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_DescribeLogDirsTopic_v0_1(topics_item)
-    return size
 
 
 # --- DescribeLogDirsResult, versions 2-3 (flexible) ---
@@ -672,23 +615,6 @@ def _write_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.log_dir)
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeLogDirsTopic_v2_5(topics_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsResult, version 4 (flexible) ---
@@ -759,23 +685,6 @@ def _write_DescribeLogDirsResult_v4(result: DescribeLogDirsResult, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeLogDirsResult_v4(result: DescribeLogDirsResult) -> int:
-    size = 18
-    size += _w.compact_string_size(result.log_dir)
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeLogDirsTopic_v2_5(topics_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeLogDirsResult, version 5 (flexible) ---
 
 def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
@@ -843,23 +752,6 @@ def _write_DescribeLogDirsResult_v5(result: DescribeLogDirsResult, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeLogDirsResult_v5(result: DescribeLogDirsResult) -> int:
-    size = 19
-    size += _w.compact_string_size(result.log_dir)
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeLogDirsTopic_v2_5(topics_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeLogDirsResponse, versions 0-1 ---
 
 def _read_DescribeLogDirsResponse_v0_1(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
@@ -907,18 +799,6 @@ def _write_DescribeLogDirsResponse_v0_1(response: DescribeLogDirsResponse, out: 
                 _write_DescribeLogDirsResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResponse_v0_1(response: DescribeLogDirsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v0_1(results_item)
-    return size
 
 
 # --- DescribeLogDirsResponse, version 2 (flexible) ---
@@ -978,22 +858,6 @@ def _write_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v2_3(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeLogDirsResponse, version 3 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
@@ -1048,22 +912,6 @@ def _write_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse) -> int:
-    size = 6
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v2_3(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsResponse, version 4 (flexible) ---
@@ -1122,22 +970,6 @@ def _write_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse) -> int:
-    size = 6
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v4(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeLogDirsResponse, version 5 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
@@ -1194,22 +1026,6 @@ def _write_DescribeLogDirsResponse_v5(response: DescribeLogDirsResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeLogDirsResponse_v5(response: DescribeLogDirsResponse) -> int:
-    size = 6
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v5(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1220,7 +1036,6 @@ _V5_PLUS = (5, 32767)
 
 DescribeLogDirsPartition._READERS = (_read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5)
 DescribeLogDirsPartition._WRITERS = (_write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5)
-DescribeLogDirsPartition._SIZERS = (_size_DescribeLogDirsPartition_v0_1, _size_DescribeLogDirsPartition_v0_1, _size_DescribeLogDirsPartition_v2_5, _size_DescribeLogDirsPartition_v2_5, _size_DescribeLogDirsPartition_v2_5, _size_DescribeLogDirsPartition_v2_5)
 DescribeLogDirsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="partition_size", json_name="partitionSize", type="int64", versions=_V0_PLUS, default=0),
@@ -1229,7 +1044,6 @@ DescribeLogDirsPartition.FIELDS = (  # what the runtime knows of each field (kwi
 )
 DescribeLogDirsTopic._READERS = (_read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5)
 DescribeLogDirsTopic._WRITERS = (_write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5)
-DescribeLogDirsTopic._SIZERS = (_size_DescribeLogDirsTopic_v0_1, _size_DescribeLogDirsTopic_v0_1, _size_DescribeLogDirsTopic_v2_5, _size_DescribeLogDirsTopic_v2_5, _size_DescribeLogDirsTopic_v2_5, _size_DescribeLogDirsTopic_v2_5)
 DescribeLogDirsTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeLogDirsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -1237,7 +1051,6 @@ DescribeLogDirsTopic.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 DescribeLogDirsResult._READERS = (_read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v2_3, _read_DescribeLogDirsResult_v2_3, _read_DescribeLogDirsResult_v4, _read_DescribeLogDirsResult_v5)
 DescribeLogDirsResult._WRITERS = (_write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v2_3, _write_DescribeLogDirsResult_v2_3, _write_DescribeLogDirsResult_v4, _write_DescribeLogDirsResult_v5)
-DescribeLogDirsResult._SIZERS = (_size_DescribeLogDirsResult_v0_1, _size_DescribeLogDirsResult_v0_1, _size_DescribeLogDirsResult_v2_3, _size_DescribeLogDirsResult_v2_3, _size_DescribeLogDirsResult_v4, _size_DescribeLogDirsResult_v5)
 DescribeLogDirsResult._LAZY_DEFAULTS = {"topics": list}
 DescribeLogDirsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1249,7 +1062,6 @@ DescribeLogDirsResult.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 DescribeLogDirsResponse._READERS = (_read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v2, _read_DescribeLogDirsResponse_v3, _read_DescribeLogDirsResponse_v4, _read_DescribeLogDirsResponse_v5)
 DescribeLogDirsResponse._WRITERS = (_write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v2, _write_DescribeLogDirsResponse_v3, _write_DescribeLogDirsResponse_v4, _write_DescribeLogDirsResponse_v5)
-DescribeLogDirsResponse._SIZERS = (_size_DescribeLogDirsResponse_v0_1, _size_DescribeLogDirsResponse_v0_1, _size_DescribeLogDirsResponse_v2, _size_DescribeLogDirsResponse_v3, _size_DescribeLogDirsResponse_v4, _size_DescribeLogDirsResponse_v5)
 DescribeLogDirsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeLogDirsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -224,22 +224,6 @@ def _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupO
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupOffsetsRequestTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeShareGroupOffsetsRequestGroup, versions 0-1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequestGroup, int]:
@@ -297,23 +281,6 @@ def _write_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupO
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupOffsetsRequestGroup) -> int:
-    size = 0
-    size += _w.compact_string_size(group.group_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeShareGroupOffsetsRequestTopic_v0_1(topics_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeShareGroupOffsetsRequest, versions 0-1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequest, int]:
@@ -365,22 +332,6 @@ def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffs
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffsetsRequest) -> int:
-    size = 0
-    groups_items = request.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribeShareGroupOffsetsRequestGroup_v0_1(groups_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -388,7 +339,6 @@ _V0_PLUS = (0, 32767)
 
 DescribeShareGroupOffsetsRequestTopic._READERS = (_read_DescribeShareGroupOffsetsRequestTopic_v0_1, _read_DescribeShareGroupOffsetsRequestTopic_v0_1)
 DescribeShareGroupOffsetsRequestTopic._WRITERS = (_write_DescribeShareGroupOffsetsRequestTopic_v0_1, _write_DescribeShareGroupOffsetsRequestTopic_v0_1)
-DescribeShareGroupOffsetsRequestTopic._SIZERS = (_size_DescribeShareGroupOffsetsRequestTopic_v0_1, _size_DescribeShareGroupOffsetsRequestTopic_v0_1)
 DescribeShareGroupOffsetsRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -396,7 +346,6 @@ DescribeShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of ea
 )
 DescribeShareGroupOffsetsRequestGroup._READERS = (_read_DescribeShareGroupOffsetsRequestGroup_v0_1, _read_DescribeShareGroupOffsetsRequestGroup_v0_1)
 DescribeShareGroupOffsetsRequestGroup._WRITERS = (_write_DescribeShareGroupOffsetsRequestGroup_v0_1, _write_DescribeShareGroupOffsetsRequestGroup_v0_1)
-DescribeShareGroupOffsetsRequestGroup._SIZERS = (_size_DescribeShareGroupOffsetsRequestGroup_v0_1, _size_DescribeShareGroupOffsetsRequestGroup_v0_1)
 DescribeShareGroupOffsetsRequestGroup._LAZY_DEFAULTS = {"topics": list}
 DescribeShareGroupOffsetsRequestGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
@@ -404,7 +353,6 @@ DescribeShareGroupOffsetsRequestGroup.FIELDS = (  # what the runtime knows of ea
 )
 DescribeShareGroupOffsetsRequest._READERS = (_read_DescribeShareGroupOffsetsRequest_v0_1, _read_DescribeShareGroupOffsetsRequest_v0_1)
 DescribeShareGroupOffsetsRequest._WRITERS = (_write_DescribeShareGroupOffsetsRequest_v0_1, _write_DescribeShareGroupOffsetsRequest_v0_1)
-DescribeShareGroupOffsetsRequest._SIZERS = (_size_DescribeShareGroupOffsetsRequest_v0_1, _size_DescribeShareGroupOffsetsRequest_v0_1)
 DescribeShareGroupOffsetsRequest._LAZY_DEFAULTS = {"groups": list}
 DescribeShareGroupOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups", json_name="groups", type="[]DescribeShareGroupOffsetsRequestGroup", versions=_V0_PLUS, default=(), struct=DescribeShareGroupOffsetsRequestGroup),

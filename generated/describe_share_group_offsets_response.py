@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -336,16 +336,6 @@ def _write_DescribeShareGroupOffsetsResponsePartition_v0(partition: DescribeShar
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsResponsePartition_v0(partition: DescribeShareGroupOffsetsResponsePartition) -> int:
-    size = 18
-    size += _w.compact_string_size(partition.error_message)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeShareGroupOffsetsResponsePartition, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponsePartition_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponsePartition, int]:
@@ -383,16 +373,6 @@ def _write_DescribeShareGroupOffsetsResponsePartition_v1(partition: DescribeShar
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponsePartition_v1(partition: DescribeShareGroupOffsetsResponsePartition) -> int:
-    size = 26
-    size += _w.compact_string_size(partition.error_message)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsResponseTopic, version 0 (flexible) ---
@@ -456,24 +436,6 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOf
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOffsetsResponseTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DescribeShareGroupOffsetsResponsePartition_v0(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeShareGroupOffsetsResponseTopic, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseTopic, int]:
@@ -533,24 +495,6 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOf
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOffsetsResponseTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DescribeShareGroupOffsetsResponsePartition_v1(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsResponseGroup, version 0 (flexible) ---
@@ -619,24 +563,6 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOf
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOffsetsResponseGroup) -> int:
-    size = 2
-    size += _w.compact_string_size(group.group_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeShareGroupOffsetsResponseTopic_v0(topics_item)
-    size += _w.compact_string_size(group.error_message)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeShareGroupOffsetsResponseGroup, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseGroup, int]:
@@ -703,24 +629,6 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOf
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOffsetsResponseGroup) -> int:
-    size = 2
-    size += _w.compact_string_size(group.group_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeShareGroupOffsetsResponseTopic_v1(topics_item)
-    size += _w.compact_string_size(group.error_message)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeShareGroupOffsetsResponse, version 0 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponse, int]:
@@ -775,22 +683,6 @@ def _write_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffs
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffsetsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribeShareGroupOffsetsResponseGroup_v0(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsResponse, version 1 (flexible) ---
@@ -849,22 +741,6 @@ def _write_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffs
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffsetsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribeShareGroupOffsetsResponseGroup_v1(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -873,7 +749,6 @@ _V1_PLUS = (1, 32767)
 
 DescribeShareGroupOffsetsResponsePartition._READERS = (_read_DescribeShareGroupOffsetsResponsePartition_v0, _read_DescribeShareGroupOffsetsResponsePartition_v1)
 DescribeShareGroupOffsetsResponsePartition._WRITERS = (_write_DescribeShareGroupOffsetsResponsePartition_v0, _write_DescribeShareGroupOffsetsResponsePartition_v1)
-DescribeShareGroupOffsetsResponsePartition._SIZERS = (_size_DescribeShareGroupOffsetsResponsePartition_v0, _size_DescribeShareGroupOffsetsResponsePartition_v1)
 DescribeShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -884,7 +759,6 @@ DescribeShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows 
 )
 DescribeShareGroupOffsetsResponseTopic._READERS = (_read_DescribeShareGroupOffsetsResponseTopic_v0, _read_DescribeShareGroupOffsetsResponseTopic_v1)
 DescribeShareGroupOffsetsResponseTopic._WRITERS = (_write_DescribeShareGroupOffsetsResponseTopic_v0, _write_DescribeShareGroupOffsetsResponseTopic_v1)
-DescribeShareGroupOffsetsResponseTopic._SIZERS = (_size_DescribeShareGroupOffsetsResponseTopic_v0, _size_DescribeShareGroupOffsetsResponseTopic_v1)
 DescribeShareGroupOffsetsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -893,7 +767,6 @@ DescribeShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of e
 )
 DescribeShareGroupOffsetsResponseGroup._READERS = (_read_DescribeShareGroupOffsetsResponseGroup_v0, _read_DescribeShareGroupOffsetsResponseGroup_v1)
 DescribeShareGroupOffsetsResponseGroup._WRITERS = (_write_DescribeShareGroupOffsetsResponseGroup_v0, _write_DescribeShareGroupOffsetsResponseGroup_v1)
-DescribeShareGroupOffsetsResponseGroup._SIZERS = (_size_DescribeShareGroupOffsetsResponseGroup_v0, _size_DescribeShareGroupOffsetsResponseGroup_v1)
 DescribeShareGroupOffsetsResponseGroup._LAZY_DEFAULTS = {"topics": list}
 DescribeShareGroupOffsetsResponseGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
@@ -903,7 +776,6 @@ DescribeShareGroupOffsetsResponseGroup.FIELDS = (  # what the runtime knows of e
 )
 DescribeShareGroupOffsetsResponse._READERS = (_read_DescribeShareGroupOffsetsResponse_v0, _read_DescribeShareGroupOffsetsResponse_v1)
 DescribeShareGroupOffsetsResponse._WRITERS = (_write_DescribeShareGroupOffsetsResponse_v0, _write_DescribeShareGroupOffsetsResponse_v1)
-DescribeShareGroupOffsetsResponse._SIZERS = (_size_DescribeShareGroupOffsetsResponse_v0, _size_DescribeShareGroupOffsetsResponse_v1)
 DescribeShareGroupOffsetsResponse._LAZY_DEFAULTS = {"groups": list}
 DescribeShareGroupOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -439,45 +439,6 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicPartitionsResponsePartition) -> int:
-    size = 14
-    replica_nodes_items = partition.replica_nodes
-    if replica_nodes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replica_nodes_items), True)
-        size += 4 * len(replica_nodes_items)
-    isr_nodes_items = partition.isr_nodes
-    if isr_nodes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_nodes_items), True)
-        size += 4 * len(isr_nodes_items)
-    eligible_leader_replicas_items = partition.eligible_leader_replicas
-    if eligible_leader_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(eligible_leader_replicas_items), True)
-        size += 4 * len(eligible_leader_replicas_items)
-    last_known_elr_items = partition.last_known_elr
-    if last_known_elr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(last_known_elr_items), True)
-        size += 4 * len(last_known_elr_items)
-    offline_replicas_items = partition.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(offline_replicas_items), True)
-        size += 4 * len(offline_replicas_items)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeTopicPartitionsResponseTopic, version 0 (flexible) ---
 
 def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponseTopic, int]:
@@ -552,24 +513,6 @@ def _write_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartition
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartitionsResponseTopic) -> int:
-    size = 7
-    size += _w.compact_string_size(topic.name)
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DescribeTopicPartitionsResponsePartition_v0(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- Cursor, version 0 (flexible) ---
 
 def _read_Cursor_v0(buf: bytes, pos: int) -> tuple[Cursor, int]:
@@ -609,16 +552,6 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Cursor_v0(cursor: Cursor) -> int:
-    size = 4
-    size += _w.compact_string_size(cursor.topic_name)
-    count = len(cursor.unknown_tagged_fields)
-    for tag, payload in cursor.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeTopicPartitionsResponse, version 0 (flexible) ---
@@ -689,23 +622,6 @@ def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsR
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeTopicPartitionsResponseTopic_v0(topics_item)
-    size += 1 if response.next_cursor is None else 1 + _size_Cursor_v0(response.next_cursor)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -713,7 +629,6 @@ _V0_PLUS = (0, 32767)
 
 DescribeTopicPartitionsResponsePartition._READERS = (_read_DescribeTopicPartitionsResponsePartition_v0,)
 DescribeTopicPartitionsResponsePartition._WRITERS = (_write_DescribeTopicPartitionsResponsePartition_v0,)
-DescribeTopicPartitionsResponsePartition._SIZERS = (_size_DescribeTopicPartitionsResponsePartition_v0,)
 DescribeTopicPartitionsResponsePartition._LAZY_DEFAULTS = {"replica_nodes": list, "isr_nodes": list, "offline_replicas": list}
 DescribeTopicPartitionsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -728,7 +643,6 @@ DescribeTopicPartitionsResponsePartition.FIELDS = (  # what the runtime knows of
 )
 DescribeTopicPartitionsResponseTopic._READERS = (_read_DescribeTopicPartitionsResponseTopic_v0,)
 DescribeTopicPartitionsResponseTopic._WRITERS = (_write_DescribeTopicPartitionsResponseTopic_v0,)
-DescribeTopicPartitionsResponseTopic._SIZERS = (_size_DescribeTopicPartitionsResponseTopic_v0,)
 DescribeTopicPartitionsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeTopicPartitionsResponseTopic._MAP_KEYS = ("name",)
 DescribeTopicPartitionsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -741,14 +655,12 @@ DescribeTopicPartitionsResponseTopic.FIELDS = (  # what the runtime knows of eac
 )
 Cursor._READERS = (_read_Cursor_v0,)
 Cursor._WRITERS = (_write_Cursor_v0,)
-Cursor._SIZERS = (_size_Cursor_v0,)
 Cursor.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
 DescribeTopicPartitionsResponse._READERS = (_read_DescribeTopicPartitionsResponse_v0,)
 DescribeTopicPartitionsResponse._WRITERS = (_write_DescribeTopicPartitionsResponse_v0,)
-DescribeTopicPartitionsResponse._SIZERS = (_size_DescribeTopicPartitionsResponse_v0,)
 DescribeTopicPartitionsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 DescribeTopicPartitionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -286,22 +286,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TransactionState, version 0 (flexible) ---
 
 def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, int]:
@@ -375,24 +359,6 @@ def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TransactionState_v0(state: TransactionState) -> int:
-    size = 24
-    size += _w.compact_string_size(state.transactional_id)
-    size += _w.compact_string_size(state.transaction_state)
-    topics_items = state.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeTransactionsResponse, version 0 (flexible) ---
 
 def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeTransactionsResponse, int]:
@@ -449,22 +415,6 @@ def _write_DescribeTransactionsResponse_v0(response: DescribeTransactionsRespons
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeTransactionsResponse_v0(response: DescribeTransactionsResponse) -> int:
-    size = 4
-    transaction_states_items = response.transaction_states
-    if transaction_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(transaction_states_items), True)
-        for transaction_states_item in transaction_states_items:
-            size += _size_TransactionState_v0(transaction_states_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -472,7 +422,6 @@ _V0_PLUS = (0, 32767)
 
 TopicData._READERS = (_read_TopicData_v0,)
 TopicData._WRITERS = (_write_TopicData_v0,)
-TopicData._SIZERS = (_size_TopicData_v0,)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData._MAP_KEYS = ("topic",)
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -481,7 +430,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 TransactionState._READERS = (_read_TransactionState_v0,)
 TransactionState._WRITERS = (_write_TransactionState_v0,)
-TransactionState._SIZERS = (_size_TransactionState_v0,)
 TransactionState._LAZY_DEFAULTS = {"topics": KeyedList}
 TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -495,7 +443,6 @@ TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 DescribeTransactionsResponse._READERS = (_read_DescribeTransactionsResponse_v0,)
 DescribeTransactionsResponse._WRITERS = (_write_DescribeTransactionsResponse_v0,)
-DescribeTransactionsResponse._SIZERS = (_size_DescribeTransactionsResponse_v0,)
 DescribeTransactionsResponse._LAZY_DEFAULTS = {"transaction_states": list}
 DescribeTransactionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -236,12 +236,6 @@ def _write_PartitionResult_v0_1(result: PartitionResult, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionResult_v0_1(result: PartitionResult) -> int:
-    size = 6
-    size += _w.string_size(result.error_message)
-    return size
-
-
 # --- PartitionResult, version 2 (flexible) ---
 
 def _read_PartitionResult_v2(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
@@ -279,16 +273,6 @@ def _write_PartitionResult_v2(result: PartitionResult, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionResult_v2(result: PartitionResult) -> int:
-    size = 6
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReplicaElectionResult, versions 0-1 ---
@@ -338,19 +322,6 @@ def _write_ReplicaElectionResult_v0_1(result: ReplicaElectionResult, out: bytear
                 _write_PartitionResult_v0_1(partition_result_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReplicaElectionResult_v0_1(result: ReplicaElectionResult) -> int:
-    size = 0
-    size += _w.string_size(result.topic)
-    partition_result_items = result.partition_result
-    if partition_result_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_result_items), False)
-        for partition_result_item in partition_result_items:
-            size += _size_PartitionResult_v0_1(partition_result_item)
-    return size
 
 
 # --- ReplicaElectionResult, version 2 (flexible) ---
@@ -410,23 +381,6 @@ def _write_ReplicaElectionResult_v2(result: ReplicaElectionResult, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReplicaElectionResult_v2(result: ReplicaElectionResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.topic)
-    partition_result_items = result.partition_result
-    if partition_result_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_result_items), True)
-        for partition_result_item in partition_result_items:
-            size += _size_PartitionResult_v2(partition_result_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ElectLeadersResponse, version 0 ---
 
 def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
@@ -478,18 +432,6 @@ def _write_ElectLeadersResponse_v0(response: ElectLeadersResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ElectLeadersResponse_v0(response: ElectLeadersResponse) -> int:
-    size = 4
-    replica_election_results_items = response.replica_election_results
-    if replica_election_results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replica_election_results_items), False)
-        for replica_election_results_item in replica_election_results_items:
-            size += _size_ReplicaElectionResult_v0_1(replica_election_results_item)
-    return size
-
-
 # --- ElectLeadersResponse, version 1 ---
 
 def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
@@ -536,18 +478,6 @@ def _write_ElectLeadersResponse_v1(response: ElectLeadersResponse, out: bytearra
                 _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ElectLeadersResponse_v1(response: ElectLeadersResponse) -> int:
-    size = 6
-    replica_election_results_items = response.replica_election_results
-    if replica_election_results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replica_election_results_items), False)
-        for replica_election_results_item in replica_election_results_items:
-            size += _size_ReplicaElectionResult_v0_1(replica_election_results_item)
-    return size
 
 
 # --- ElectLeadersResponse, version 2 (flexible) ---
@@ -606,22 +536,6 @@ def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ElectLeadersResponse_v2(response: ElectLeadersResponse) -> int:
-    size = 6
-    replica_election_results_items = response.replica_election_results
-    if replica_election_results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replica_election_results_items), True)
-        for replica_election_results_item in replica_election_results_items:
-            size += _size_ReplicaElectionResult_v2(replica_election_results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -630,7 +544,6 @@ _V1_PLUS = (1, 32767)
 
 PartitionResult._READERS = (_read_PartitionResult_v0_1, _read_PartitionResult_v0_1, _read_PartitionResult_v2)
 PartitionResult._WRITERS = (_write_PartitionResult_v0_1, _write_PartitionResult_v0_1, _write_PartitionResult_v2)
-PartitionResult._SIZERS = (_size_PartitionResult_v0_1, _size_PartitionResult_v0_1, _size_PartitionResult_v2)
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_id", json_name="partitionId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -638,7 +551,6 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ReplicaElectionResult._READERS = (_read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v2)
 ReplicaElectionResult._WRITERS = (_write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v2)
-ReplicaElectionResult._SIZERS = (_size_ReplicaElectionResult_v0_1, _size_ReplicaElectionResult_v0_1, _size_ReplicaElectionResult_v2)
 ReplicaElectionResult._LAZY_DEFAULTS = {"partition_result": list}
 ReplicaElectionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default=''),
@@ -646,7 +558,6 @@ ReplicaElectionResult.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 ElectLeadersResponse._READERS = (_read_ElectLeadersResponse_v0, _read_ElectLeadersResponse_v1, _read_ElectLeadersResponse_v2)
 ElectLeadersResponse._WRITERS = (_write_ElectLeadersResponse_v0, _write_ElectLeadersResponse_v1, _write_ElectLeadersResponse_v2)
-ElectLeadersResponse._SIZERS = (_size_ElectLeadersResponse_v0, _size_ElectLeadersResponse_v1, _size_ElectLeadersResponse_v2)
 ElectLeadersResponse._LAZY_DEFAULTS = {"replica_election_results": list}
 ElectLeadersResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -372,16 +372,6 @@ def _write_ReplicaInfo_v1(info: ReplicaInfo, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReplicaInfo_v1(info: ReplicaInfo) -> int:
-    size = 4
-    size += 16
-    count = len(info.unknown_tagged_fields)
-    for tag, payload in info.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionData, version 0 ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -420,17 +410,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
             _w.write_fixed_array(out, preferred_successors_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 12
-    preferred_successors_items = data.preferred_successors
-    if preferred_successors_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(preferred_successors_items), False)
-        size += 4 * len(preferred_successors_items)
-    return size
 
 
 # --- PartitionData, version 1 (flexible) ---
@@ -489,22 +468,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v1(data: PartitionData) -> int:
-    size = 12
-    preferred_candidates_items = data.preferred_candidates
-    if preferred_candidates_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(preferred_candidates_items), True)
-        for preferred_candidates_item in preferred_candidates_items:
-            size += _size_ReplicaInfo_v1(preferred_candidates_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicData, version 0 ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
@@ -552,19 +515,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
                 _write_PartitionData_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    return size
 
 
 # --- TopicData, version 1 (flexible) ---
@@ -624,23 +574,6 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicData_v1(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderEndpoint, version 1 (flexible) ---
 
 def _read_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[LeaderEndpoint, int]:
@@ -688,17 +621,6 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderEndpoint_v1(endpoint: LeaderEndpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.name)
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- EndQuorumEpochRequest, version 0 ---
 
 def _read_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
@@ -744,19 +666,6 @@ def _write_EndQuorumEpochRequest_v0(request: EndQuorumEpochRequest, out: bytearr
                 _write_TopicData_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EndQuorumEpochRequest_v0(request: EndQuorumEpochRequest) -> int:
-    size = 0
-    size += _w.string_size(request.cluster_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    return size
 
 
 # --- EndQuorumEpochRequest, version 1 (flexible) ---
@@ -835,30 +744,6 @@ def _write_EndQuorumEpochRequest_v1(request: EndQuorumEpochRequest, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EndQuorumEpochRequest_v1(request: EndQuorumEpochRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.cluster_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v1(topics_item)
-    leader_endpoints_items = request.leader_endpoints
-    if leader_endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(leader_endpoints_items), True)
-        for leader_endpoints_item in leader_endpoints_items:
-            size += _size_LeaderEndpoint_v1(leader_endpoints_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -868,14 +753,12 @@ _V1_PLUS = (1, 32767)
 
 ReplicaInfo._READERS = (None, _read_ReplicaInfo_v1)
 ReplicaInfo._WRITERS = (None, _write_ReplicaInfo_v1)
-ReplicaInfo._SIZERS = (None, _size_ReplicaInfo_v1)
 ReplicaInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="candidate_id", json_name="candidateId", type="int32", versions=_V1_PLUS, default=0),
     FieldInfo(attr="candidate_directory_id", json_name="candidateDirectoryId", type="uuid", versions=_V1_PLUS, default=_ZERO_UUID),
 )
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1)
 PartitionData._LAZY_DEFAULTS = {"preferred_successors": list, "preferred_candidates": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -886,7 +769,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1)
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1)
-TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -894,7 +776,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 LeaderEndpoint._READERS = (None, _read_LeaderEndpoint_v1)
 LeaderEndpoint._WRITERS = (None, _write_LeaderEndpoint_v1)
-LeaderEndpoint._SIZERS = (None, _size_LeaderEndpoint_v1)
 LeaderEndpoint._MAP_KEYS = ("name",)
 LeaderEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_PLUS, default='', map_key=True),
@@ -903,7 +784,6 @@ LeaderEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 EndQuorumEpochRequest._READERS = (_read_EndQuorumEpochRequest_v0, _read_EndQuorumEpochRequest_v1)
 EndQuorumEpochRequest._WRITERS = (_write_EndQuorumEpochRequest_v0, _write_EndQuorumEpochRequest_v1)
-EndQuorumEpochRequest._SIZERS = (_size_EndQuorumEpochRequest_v0, _size_EndQuorumEpochRequest_v1)
 EndQuorumEpochRequest._LAZY_DEFAULTS = {"topics": list, "leader_endpoints": KeyedList}
 EndQuorumEpochRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

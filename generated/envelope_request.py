@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -131,18 +131,6 @@ def _write_EnvelopeRequest_v0(request: EnvelopeRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EnvelopeRequest_v0(request: EnvelopeRequest) -> int:
-    size = 0
-    size += _w.compact_bytes_size(request.request_data)
-    size += _w.compact_bytes_size(request.request_principal)
-    size += _w.compact_bytes_size(request.client_host_address)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -150,7 +138,6 @@ _V0_PLUS = (0, 32767)
 
 EnvelopeRequest._READERS = (_read_EnvelopeRequest_v0,)
 EnvelopeRequest._WRITERS = (_write_EnvelopeRequest_v0,)
-EnvelopeRequest._SIZERS = (_size_EnvelopeRequest_v0,)
 EnvelopeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="request_data", json_name="requestData", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="request_principal", json_name="requestPrincipal", type="bytes", versions=_V0_PLUS, nullable=_V0_PLUS, default=b''),

@@ -3,8 +3,8 @@
 Response message, versions 0-6, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -266,18 +266,6 @@ def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_Coordinator_v4_6(coordinator: Coordinator) -> int:
-    size = 10
-    size += _w.compact_string_size(coordinator.key)
-    size += _w.compact_string_size(coordinator.host)
-    size += _w.compact_string_size(coordinator.error_message)
-    count = len(coordinator.unknown_tagged_fields)
-    for tag, payload in coordinator.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FindCoordinatorResponse, version 0 ---
 
 def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
@@ -318,12 +306,6 @@ def _write_FindCoordinatorResponse_v0(response: FindCoordinatorResponse, out: by
         out += _pack_FindCoordinatorResponse_port(response.port)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorResponse_v0(response: FindCoordinatorResponse) -> int:
-    size = 10
-    size += _w.string_size(response.host)
-    return size
 
 
 # --- FindCoordinatorResponse, versions 1-2 ---
@@ -373,13 +355,6 @@ def _write_FindCoordinatorResponse_v1_2(response: FindCoordinatorResponse, out: 
         out += _pack_FindCoordinatorResponse_port(response.port)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorResponse_v1_2(response: FindCoordinatorResponse) -> int:
-    size = 14
-    size += _w.string_size(response.error_message)
-    size += _w.string_size(response.host)
-    return size
 
 
 # --- FindCoordinatorResponse, version 3 (flexible) ---
@@ -437,17 +412,6 @@ def _write_FindCoordinatorResponse_v3(response: FindCoordinatorResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorResponse_v3(response: FindCoordinatorResponse) -> int:
-    size = 14
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.host)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FindCoordinatorResponse, versions 4-6 (flexible) ---
@@ -519,22 +483,6 @@ def _write_FindCoordinatorResponse_v4_6(response: FindCoordinatorResponse, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FindCoordinatorResponse_v4_6(response: FindCoordinatorResponse) -> int:
-    size = 4
-    coordinators_items = response.coordinators
-    if coordinators_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(coordinators_items), True)
-        for coordinators_item in coordinators_items:
-            size += _size_Coordinator_v4_6(coordinators_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -545,7 +493,6 @@ _V4_PLUS = (4, 32767)
 
 Coordinator._READERS = (None, None, None, None, _read_Coordinator_v4_6, _read_Coordinator_v4_6, _read_Coordinator_v4_6)
 Coordinator._WRITERS = (None, None, None, None, _write_Coordinator_v4_6, _write_Coordinator_v4_6, _write_Coordinator_v4_6)
-Coordinator._SIZERS = (None, None, None, None, _size_Coordinator_v4_6, _size_Coordinator_v4_6, _size_Coordinator_v4_6)
 Coordinator.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V4_PLUS, default=''),
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V4_PLUS, default=0),
@@ -556,7 +503,6 @@ Coordinator.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
 )
 FindCoordinatorResponse._READERS = (_read_FindCoordinatorResponse_v0, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v3, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6)
 FindCoordinatorResponse._WRITERS = (_write_FindCoordinatorResponse_v0, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v3, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6)
-FindCoordinatorResponse._SIZERS = (_size_FindCoordinatorResponse_v0, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v3, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6)
 FindCoordinatorResponse._LAZY_DEFAULTS = {"coordinators": list}
 FindCoordinatorResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

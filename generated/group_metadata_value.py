@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -272,16 +272,6 @@ def _write_MemberMetadata_v0(metadata: MemberMetadata, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MemberMetadata_v0(metadata: MemberMetadata) -> int:
-    size = 4
-    size += _w.string_size(metadata.member_id)
-    size += _w.string_size(metadata.client_id)
-    size += _w.string_size(metadata.client_host)
-    size += _w.bytes_size(metadata.subscription)
-    size += _w.bytes_size(metadata.assignment)
-    return size
-
-
 # --- MemberMetadata, versions 1-2 ---
 
 def _read_MemberMetadata_v1_2(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
@@ -338,16 +328,6 @@ def _write_MemberMetadata_v1_2(metadata: MemberMetadata, out: bytearray) -> None
         _w.write_bytes(out, metadata.assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberMetadata_v1_2(metadata: MemberMetadata) -> int:
-    size = 8
-    size += _w.string_size(metadata.member_id)
-    size += _w.string_size(metadata.client_id)
-    size += _w.string_size(metadata.client_host)
-    size += _w.bytes_size(metadata.subscription)
-    size += _w.bytes_size(metadata.assignment)
-    return size
 
 
 # --- MemberMetadata, version 3 ---
@@ -409,17 +389,6 @@ def _write_MemberMetadata_v3(metadata: MemberMetadata, out: bytearray) -> None:
         _w.write_bytes(out, metadata.assignment)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberMetadata_v3(metadata: MemberMetadata) -> int:
-    size = 8
-    size += _w.string_size(metadata.member_id)
-    size += _w.string_size(metadata.group_instance_id)
-    size += _w.string_size(metadata.client_id)
-    size += _w.string_size(metadata.client_host)
-    size += _w.bytes_size(metadata.subscription)
-    size += _w.bytes_size(metadata.assignment)
-    return size
 
 
 # --- MemberMetadata, version 4 (flexible) ---
@@ -491,21 +460,6 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MemberMetadata_v4(metadata: MemberMetadata) -> int:
-    size = 8
-    size += _w.compact_string_size(metadata.member_id)
-    size += _w.compact_string_size(metadata.group_instance_id)
-    size += _w.compact_string_size(metadata.client_id)
-    size += _w.compact_string_size(metadata.client_host)
-    size += _w.compact_bytes_size(metadata.subscription)
-    size += _w.compact_bytes_size(metadata.assignment)
-    count = len(metadata.unknown_tagged_fields)
-    for tag, payload in metadata.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- GroupMetadataValue, version 0 ---
 
 def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
@@ -569,21 +523,6 @@ def _write_GroupMetadataValue_v0(value: GroupMetadataValue, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_GroupMetadataValue_v0(value: GroupMetadataValue) -> int:
-    size = 4
-    size += _w.string_size(value.protocol_type)
-    size += _w.string_size(value.protocol)
-    size += _w.string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v0(members_item)
-    return size
-
-
 # --- GroupMetadataValue, version 1 ---
 
 def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
@@ -645,21 +584,6 @@ def _write_GroupMetadataValue_v1(value: GroupMetadataValue, out: bytearray) -> N
                 _write_MemberMetadata_v1_2(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_GroupMetadataValue_v1(value: GroupMetadataValue) -> int:
-    size = 4
-    size += _w.string_size(value.protocol_type)
-    size += _w.string_size(value.protocol)
-    size += _w.string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v1_2(members_item)
-    return size
 
 
 # --- GroupMetadataValue, version 2 ---
@@ -729,21 +653,6 @@ def _write_GroupMetadataValue_v2(value: GroupMetadataValue, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_GroupMetadataValue_v2(value: GroupMetadataValue) -> int:
-    size = 12
-    size += _w.string_size(value.protocol_type)
-    size += _w.string_size(value.protocol)
-    size += _w.string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v1_2(members_item)
-    return size
-
-
 # --- GroupMetadataValue, version 3 ---
 
 def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
@@ -809,21 +718,6 @@ def _write_GroupMetadataValue_v3(value: GroupMetadataValue, out: bytearray) -> N
                 _write_MemberMetadata_v3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_GroupMetadataValue_v3(value: GroupMetadataValue) -> int:
-    size = 12
-    size += _w.string_size(value.protocol_type)
-    size += _w.string_size(value.protocol)
-    size += _w.string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v3(members_item)
-    return size
 
 
 # --- GroupMetadataValue, version 4 (flexible) ---
@@ -901,25 +795,6 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_GroupMetadataValue_v4(value: GroupMetadataValue) -> int:
-    size = 12
-    size += _w.compact_string_size(value.protocol_type)
-    size += _w.compact_string_size(value.protocol)
-    size += _w.compact_string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v4(members_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -930,7 +805,6 @@ _V3_PLUS = (3, 32767)
 
 MemberMetadata._READERS = (_read_MemberMetadata_v0, _read_MemberMetadata_v1_2, _read_MemberMetadata_v1_2, _read_MemberMetadata_v3, _read_MemberMetadata_v4)
 MemberMetadata._WRITERS = (_write_MemberMetadata_v0, _write_MemberMetadata_v1_2, _write_MemberMetadata_v1_2, _write_MemberMetadata_v3, _write_MemberMetadata_v4)
-MemberMetadata._SIZERS = (_size_MemberMetadata_v0, _size_MemberMetadata_v1_2, _size_MemberMetadata_v1_2, _size_MemberMetadata_v3, _size_MemberMetadata_v4)
 MemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, ignorable=True),
@@ -943,7 +817,6 @@ MemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 GroupMetadataValue._READERS = (_read_GroupMetadataValue_v0, _read_GroupMetadataValue_v1, _read_GroupMetadataValue_v2, _read_GroupMetadataValue_v3, _read_GroupMetadataValue_v4)
 GroupMetadataValue._WRITERS = (_write_GroupMetadataValue_v0, _write_GroupMetadataValue_v1, _write_GroupMetadataValue_v2, _write_GroupMetadataValue_v3, _write_GroupMetadataValue_v4)
-GroupMetadataValue._SIZERS = (_size_GroupMetadataValue_v0, _size_GroupMetadataValue_v1, _size_GroupMetadataValue_v2, _size_GroupMetadataValue_v3, _size_GroupMetadataValue_v4)
 GroupMetadataValue._LAZY_DEFAULTS = {"members": list}
 GroupMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="protocol_type", json_name="protocolType", type="string", versions=_V0_PLUS, default=''),

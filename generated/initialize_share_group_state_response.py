@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -229,16 +229,6 @@ def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionResult_v0(result: PartitionResult) -> int:
-    size = 6
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- InitializeStateResult, version 0 (flexible) ---
 
 def _read_InitializeStateResult_v0(buf: bytes, pos: int) -> tuple[InitializeStateResult, int]:
@@ -294,23 +284,6 @@ def _write_InitializeStateResult_v0(result: InitializeStateResult, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_InitializeStateResult_v0(result: InitializeStateResult) -> int:
-    size = 0
-    size += 16
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionResult_v0(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- InitializeShareGroupStateResponse, version 0 (flexible) ---
 
 def _read_InitializeShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[InitializeShareGroupStateResponse, int]:
@@ -362,22 +335,6 @@ def _write_InitializeShareGroupStateResponse_v0(response: InitializeShareGroupSt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_InitializeShareGroupStateResponse_v0(response: InitializeShareGroupStateResponse) -> int:
-    size = 0
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_InitializeStateResult_v0(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -385,7 +342,6 @@ _V0_PLUS = (0, 32767)
 
 PartitionResult._READERS = (_read_PartitionResult_v0,)
 PartitionResult._WRITERS = (_write_PartitionResult_v0,)
-PartitionResult._SIZERS = (_size_PartitionResult_v0,)
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -393,7 +349,6 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 InitializeStateResult._READERS = (_read_InitializeStateResult_v0,)
 InitializeStateResult._WRITERS = (_write_InitializeStateResult_v0,)
-InitializeStateResult._SIZERS = (_size_InitializeStateResult_v0,)
 InitializeStateResult._LAZY_DEFAULTS = {"partitions": list}
 InitializeStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -401,7 +356,6 @@ InitializeStateResult.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 InitializeShareGroupStateResponse._READERS = (_read_InitializeShareGroupStateResponse_v0,)
 InitializeShareGroupStateResponse._WRITERS = (_write_InitializeShareGroupStateResponse_v0,)
-InitializeShareGroupStateResponse._SIZERS = (_size_InitializeShareGroupStateResponse_v0,)
 InitializeShareGroupStateResponse._LAZY_DEFAULTS = {"results": list}
 InitializeShareGroupStateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]InitializeStateResult", versions=_V0_PLUS, default=(), struct=InitializeStateResult),

@@ -3,8 +3,8 @@
 Request message, versions 0-9, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -213,13 +213,6 @@ def _write_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol, out
         raise _w.encode_failure(error, field) from None
 
 
-def _size_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol) -> int:
-    size = 0
-    size += _w.string_size(protocol.name)
-    size += _w.bytes_size(protocol.metadata)
-    return size
-
-
 # --- JoinGroupRequestProtocol, versions 6-9 (flexible) ---
 
 def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupRequestProtocol, int]:
@@ -260,17 +253,6 @@ def _write_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol, out
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol) -> int:
-    size = 0
-    size += _w.compact_string_size(protocol.name)
-    size += _w.compact_bytes_size(protocol.metadata)
-    count = len(protocol.unknown_tagged_fields)
-    for tag, payload in protocol.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- JoinGroupRequest, version 0 ---
@@ -344,21 +326,6 @@ def _write_JoinGroupRequest_v0(request: JoinGroupRequest, out: bytearray) -> Non
         raise _w.encode_failure(error, field) from None
 
 
-def _size_JoinGroupRequest_v0(request: JoinGroupRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    size += _w.string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(protocols_items), False)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v0_5(protocols_item)
-    return size
-
-
 # --- JoinGroupRequest, versions 1-4 ---
 
 def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
@@ -427,21 +394,6 @@ def _write_JoinGroupRequest_v1_4(request: JoinGroupRequest, out: bytearray) -> N
                 _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequest_v1_4(request: JoinGroupRequest) -> int:
-    size = 8
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    size += _w.string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(protocols_items), False)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v0_5(protocols_item)
-    return size
 
 
 # --- JoinGroupRequest, version 5 ---
@@ -513,22 +465,6 @@ def _write_JoinGroupRequest_v5(request: JoinGroupRequest, out: bytearray) -> Non
                 _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequest_v5(request: JoinGroupRequest) -> int:
-    size = 8
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    size += _w.string_size(request.group_instance_id)
-    size += _w.string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(protocols_items), False)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v0_5(protocols_item)
-    return size
 
 
 # --- JoinGroupRequest, versions 6-7 (flexible) ---
@@ -608,26 +544,6 @@ def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequest_v6_7(request: JoinGroupRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    size += _w.compact_string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(protocols_items), True)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v6_9(protocols_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- JoinGroupRequest, versions 8-9 (flexible) ---
@@ -712,27 +628,6 @@ def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_JoinGroupRequest_v8_9(request: JoinGroupRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    size += _w.compact_string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(protocols_items), True)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v6_9(protocols_item)
-    size += _w.compact_string_size(request.reason)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -743,7 +638,6 @@ _V8_PLUS = (8, 32767)
 
 JoinGroupRequestProtocol._READERS = (_read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9)
 JoinGroupRequestProtocol._WRITERS = (_write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9)
-JoinGroupRequestProtocol._SIZERS = (_size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v6_9, _size_JoinGroupRequestProtocol_v6_9, _size_JoinGroupRequestProtocol_v6_9, _size_JoinGroupRequestProtocol_v6_9)
 JoinGroupRequestProtocol._MAP_KEYS = ("name",)
 JoinGroupRequestProtocol.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -751,7 +645,6 @@ JoinGroupRequestProtocol.FIELDS = (  # what the runtime knows of each field (kwi
 )
 JoinGroupRequest._READERS = (_read_JoinGroupRequest_v0, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v5, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v8_9, _read_JoinGroupRequest_v8_9)
 JoinGroupRequest._WRITERS = (_write_JoinGroupRequest_v0, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v5, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v8_9, _write_JoinGroupRequest_v8_9)
-JoinGroupRequest._SIZERS = (_size_JoinGroupRequest_v0, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v5, _size_JoinGroupRequest_v6_7, _size_JoinGroupRequest_v6_7, _size_JoinGroupRequest_v8_9, _size_JoinGroupRequest_v8_9)
 JoinGroupRequest._LAZY_DEFAULTS = {"protocols": KeyedList}
 JoinGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0-9, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -230,13 +230,6 @@ def _write_JoinGroupResponseMember_v0_4(member: JoinGroupResponseMember, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_JoinGroupResponseMember_v0_4(member: JoinGroupResponseMember) -> int:
-    size = 0
-    size += _w.string_size(member.member_id)
-    size += _w.bytes_size(member.metadata)
-    return size
-
-
 # --- JoinGroupResponseMember, version 5 ---
 
 def _read_JoinGroupResponseMember_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
@@ -273,14 +266,6 @@ def _write_JoinGroupResponseMember_v5(member: JoinGroupResponseMember, out: byte
         _w.write_bytes(out, member.metadata)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponseMember_v5(member: JoinGroupResponseMember) -> int:
-    size = 0
-    size += _w.string_size(member.member_id)
-    size += _w.string_size(member.group_instance_id)
-    size += _w.bytes_size(member.metadata)
-    return size
 
 
 # --- JoinGroupResponseMember, versions 6-9 (flexible) ---
@@ -327,18 +312,6 @@ def _write_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember) -> int:
-    size = 0
-    size += _w.compact_string_size(member.member_id)
-    size += _w.compact_string_size(member.group_instance_id)
-    size += _w.compact_bytes_size(member.metadata)
-    count = len(member.unknown_tagged_fields)
-    for tag, payload in member.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- JoinGroupResponse, versions 0-1 ---
@@ -412,21 +385,6 @@ def _write_JoinGroupResponse_v0_1(response: JoinGroupResponse, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_JoinGroupResponse_v0_1(response: JoinGroupResponse) -> int:
-    size = 6
-    size += _w.string_size(response.protocol_name)
-    size += _w.string_size(response.leader)
-    size += _w.string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v0_4(members_item)
-    return size
-
-
 # --- JoinGroupResponse, versions 2-4 ---
 
 def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
@@ -497,21 +455,6 @@ def _write_JoinGroupResponse_v2_4(response: JoinGroupResponse, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_JoinGroupResponse_v2_4(response: JoinGroupResponse) -> int:
-    size = 10
-    size += _w.string_size(response.protocol_name)
-    size += _w.string_size(response.leader)
-    size += _w.string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v0_4(members_item)
-    return size
-
-
 # --- JoinGroupResponse, version 5 ---
 
 def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
@@ -580,21 +523,6 @@ def _write_JoinGroupResponse_v5(response: JoinGroupResponse, out: bytearray) -> 
                 _write_JoinGroupResponseMember_v5(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponse_v5(response: JoinGroupResponse) -> int:
-    size = 10
-    size += _w.string_size(response.protocol_name)
-    size += _w.string_size(response.leader)
-    size += _w.string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v5(members_item)
-    return size
 
 
 # --- JoinGroupResponse, version 6 (flexible) ---
@@ -675,25 +603,6 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_JoinGroupResponse_v6(response: JoinGroupResponse) -> int:
-    size = 10
-    size += _w.compact_string_size(response.protocol_name)
-    size += _w.compact_string_size(response.leader)
-    size += _w.compact_string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v6_9(members_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- JoinGroupResponse, versions 7-8 (flexible) ---
 
 def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
@@ -771,26 +680,6 @@ def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponse_v7_8(response: JoinGroupResponse) -> int:
-    size = 10
-    size += _w.compact_string_size(response.protocol_type)
-    size += _w.compact_string_size(response.protocol_name)
-    size += _w.compact_string_size(response.leader)
-    size += _w.compact_string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v6_9(members_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- JoinGroupResponse, version 9 (flexible) ---
@@ -874,26 +763,6 @@ def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_JoinGroupResponse_v9(response: JoinGroupResponse) -> int:
-    size = 11
-    size += _w.compact_string_size(response.protocol_type)
-    size += _w.compact_string_size(response.protocol_name)
-    size += _w.compact_string_size(response.leader)
-    size += _w.compact_string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v6_9(members_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -905,7 +774,6 @@ _V9_PLUS = (9, 32767)
 
 JoinGroupResponseMember._READERS = (_read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v5, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9)
 JoinGroupResponseMember._WRITERS = (_write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v5, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9)
-JoinGroupResponseMember._SIZERS = (_size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v5, _size_JoinGroupResponseMember_v6_9, _size_JoinGroupResponseMember_v6_9, _size_JoinGroupResponseMember_v6_9, _size_JoinGroupResponseMember_v6_9)
 JoinGroupResponseMember.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True),
@@ -913,7 +781,6 @@ JoinGroupResponseMember.FIELDS = (  # what the runtime knows of each field (kwir
 )
 JoinGroupResponse._READERS = (_read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v5, _read_JoinGroupResponse_v6, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v9)
 JoinGroupResponse._WRITERS = (_write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v5, _write_JoinGroupResponse_v6, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v9)
-JoinGroupResponse._SIZERS = (_size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v5, _size_JoinGroupResponse_v6, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v9)
 JoinGroupResponse._LAZY_DEFAULTS = {"members": list}
 JoinGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

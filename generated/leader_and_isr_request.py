@@ -3,8 +3,8 @@
 Request message, versions 0-7, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -457,24 +457,6 @@ def _write_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState) -> int:
-    size = 20
-    size += _w.string_size(state.topic_name)
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    return size
-
-
 # --- LeaderAndIsrPartitionState, version 1 ---
 
 def _read_LeaderAndIsrPartitionState_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
@@ -547,24 +529,6 @@ def _write_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState) -> int:
-    size = 21
-    size += _w.string_size(state.topic_name)
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    return size
-
-
 # --- LeaderAndIsrPartitionState, version 2 ---
 
 def _read_LeaderAndIsrPartitionState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
@@ -630,23 +594,6 @@ def _write_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState, out:
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState) -> int:
-    size = 21
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    return size
 
 
 # --- LeaderAndIsrPartitionState, version 3 ---
@@ -740,35 +687,6 @@ def _write_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState, out:
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState) -> int:
-    size = 21
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    adding_replicas_items = state.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(adding_replicas_items), False)
-        size += 4 * len(adding_replicas_items)
-    removing_replicas_items = state.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(removing_replicas_items), False)
-        size += 4 * len(removing_replicas_items)
-    return size
 
 
 # --- LeaderAndIsrPartitionState, versions 4-5 (flexible) ---
@@ -872,39 +790,6 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState) -> int:
-    size = 21
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    adding_replicas_items = state.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(adding_replicas_items), True)
-        size += 4 * len(adding_replicas_items)
-    removing_replicas_items = state.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(removing_replicas_items), True)
-        size += 4 * len(removing_replicas_items)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderAndIsrPartitionState, versions 6-7 (flexible) ---
 
 def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
@@ -1003,39 +888,6 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState) -> int:
-    size = 22
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    adding_replicas_items = state.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(adding_replicas_items), True)
-        size += 4 * len(adding_replicas_items)
-    removing_replicas_items = state.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(removing_replicas_items), True)
-        size += 4 * len(removing_replicas_items)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderAndIsrTopicState, version 2 ---
 
 def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
@@ -1086,19 +938,6 @@ def _write_LeaderAndIsrTopicState_v2(state: LeaderAndIsrTopicState, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrTopicState_v2(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_states_items), False)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v2(partition_states_item)
-    return size
-
-
 # --- LeaderAndIsrTopicState, version 3 ---
 
 def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
@@ -1147,19 +986,6 @@ def _write_LeaderAndIsrTopicState_v3(state: LeaderAndIsrTopicState, out: bytearr
                 _write_LeaderAndIsrPartitionState_v3(partition_states_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrTopicState_v3(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_states_items), False)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v3(partition_states_item)
-    return size
 
 
 # --- LeaderAndIsrTopicState, version 4 (flexible) ---
@@ -1218,23 +1044,6 @@ def _write_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v4_5(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrTopicState, version 5 (flexible) ---
@@ -1298,24 +1107,6 @@ def _write_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    size += 16
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v4_5(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderAndIsrTopicState, versions 6-7 (flexible) ---
 
 def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
@@ -1377,24 +1168,6 @@ def _write_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    size += 16
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v6_7(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderAndIsrLiveLeader, versions 0-3 ---
 
 def _read_LeaderAndIsrLiveLeader_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrLiveLeader, int]:
@@ -1431,12 +1204,6 @@ def _write_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader, out: byte
         out += _pack_LeaderAndIsrLiveLeader_port(leader.port)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader) -> int:
-    size = 8
-    size += _w.string_size(leader.host_name)
-    return size
 
 
 # --- LeaderAndIsrLiveLeader, versions 4-7 (flexible) ---
@@ -1483,16 +1250,6 @@ def _write_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader) -> int:
-    size = 8
-    size += _w.compact_string_size(leader.host_name)
-    count = len(leader.unknown_tagged_fields)
-    for tag, payload in leader.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 0 ---
@@ -1573,25 +1330,6 @@ def _write_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v0(ungrouped_partition_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v0_3(live_leaders_item)
-    return size
-
-
 # --- LeaderAndIsrRequest, version 1 ---
 
 def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
@@ -1668,25 +1406,6 @@ def _write_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest, out: bytearray) 
                 _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v1(ungrouped_partition_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v0_3(live_leaders_item)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 2 ---
@@ -1766,25 +1485,6 @@ def _write_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_states_items), False)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v2(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v0_3(live_leaders_item)
-    return size
-
-
 # --- LeaderAndIsrRequest, version 3 ---
 
 def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
@@ -1860,25 +1560,6 @@ def _write_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest, out: bytearray) 
                 _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_states_items), False)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v3(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v0_3(live_leaders_item)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 4 (flexible) ---
@@ -1966,29 +1647,6 @@ def _write_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v4(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v4_7(live_leaders_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderAndIsrRequest, version 5 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
@@ -2069,29 +1727,6 @@ def _write_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest) -> int:
-    size = 17
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v5(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v4_7(live_leaders_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 6 (flexible) ---
@@ -2176,29 +1811,6 @@ def _write_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest) -> int:
-    size = 17
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v6_7(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v4_7(live_leaders_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderAndIsrRequest, version 7 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
@@ -2278,29 +1890,6 @@ def _write_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest) -> int:
-    size = 18
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v6_7(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v4_7(live_leaders_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -2315,7 +1904,6 @@ _V7_PLUS = (7, 32767)
 
 LeaderAndIsrPartitionState._READERS = (_read_LeaderAndIsrPartitionState_v0, _read_LeaderAndIsrPartitionState_v1, _read_LeaderAndIsrPartitionState_v2, _read_LeaderAndIsrPartitionState_v3, _read_LeaderAndIsrPartitionState_v4_5, _read_LeaderAndIsrPartitionState_v4_5, _read_LeaderAndIsrPartitionState_v6_7, _read_LeaderAndIsrPartitionState_v6_7)
 LeaderAndIsrPartitionState._WRITERS = (_write_LeaderAndIsrPartitionState_v0, _write_LeaderAndIsrPartitionState_v1, _write_LeaderAndIsrPartitionState_v2, _write_LeaderAndIsrPartitionState_v3, _write_LeaderAndIsrPartitionState_v4_5, _write_LeaderAndIsrPartitionState_v4_5, _write_LeaderAndIsrPartitionState_v6_7, _write_LeaderAndIsrPartitionState_v6_7)
-LeaderAndIsrPartitionState._SIZERS = (_size_LeaderAndIsrPartitionState_v0, _size_LeaderAndIsrPartitionState_v1, _size_LeaderAndIsrPartitionState_v2, _size_LeaderAndIsrPartitionState_v3, _size_LeaderAndIsrPartitionState_v4_5, _size_LeaderAndIsrPartitionState_v4_5, _size_LeaderAndIsrPartitionState_v6_7, _size_LeaderAndIsrPartitionState_v6_7)
 LeaderAndIsrPartitionState._LAZY_DEFAULTS = {"isr": list, "replicas": list, "adding_replicas": list, "removing_replicas": list}
 LeaderAndIsrPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
@@ -2333,7 +1921,6 @@ LeaderAndIsrPartitionState.FIELDS = (  # what the runtime knows of each field (k
 )
 LeaderAndIsrTopicState._READERS = (None, None, _read_LeaderAndIsrTopicState_v2, _read_LeaderAndIsrTopicState_v3, _read_LeaderAndIsrTopicState_v4, _read_LeaderAndIsrTopicState_v5, _read_LeaderAndIsrTopicState_v6_7, _read_LeaderAndIsrTopicState_v6_7)
 LeaderAndIsrTopicState._WRITERS = (None, None, _write_LeaderAndIsrTopicState_v2, _write_LeaderAndIsrTopicState_v3, _write_LeaderAndIsrTopicState_v4, _write_LeaderAndIsrTopicState_v5, _write_LeaderAndIsrTopicState_v6_7, _write_LeaderAndIsrTopicState_v6_7)
-LeaderAndIsrTopicState._SIZERS = (None, None, _size_LeaderAndIsrTopicState_v2, _size_LeaderAndIsrTopicState_v3, _size_LeaderAndIsrTopicState_v4, _size_LeaderAndIsrTopicState_v5, _size_LeaderAndIsrTopicState_v6_7, _size_LeaderAndIsrTopicState_v6_7)
 LeaderAndIsrTopicState._LAZY_DEFAULTS = {"partition_states": list}
 LeaderAndIsrTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V2_PLUS, default=''),
@@ -2342,7 +1929,6 @@ LeaderAndIsrTopicState.FIELDS = (  # what the runtime knows of each field (kwire
 )
 LeaderAndIsrLiveLeader._READERS = (_read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7)
 LeaderAndIsrLiveLeader._WRITERS = (_write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7)
-LeaderAndIsrLiveLeader._SIZERS = (_size_LeaderAndIsrLiveLeader_v0_3, _size_LeaderAndIsrLiveLeader_v0_3, _size_LeaderAndIsrLiveLeader_v0_3, _size_LeaderAndIsrLiveLeader_v0_3, _size_LeaderAndIsrLiveLeader_v4_7, _size_LeaderAndIsrLiveLeader_v4_7, _size_LeaderAndIsrLiveLeader_v4_7, _size_LeaderAndIsrLiveLeader_v4_7)
 LeaderAndIsrLiveLeader.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="host_name", json_name="hostName", type="string", versions=_V0_PLUS, default=''),
@@ -2350,7 +1936,6 @@ LeaderAndIsrLiveLeader.FIELDS = (  # what the runtime knows of each field (kwire
 )
 LeaderAndIsrRequest._READERS = (_read_LeaderAndIsrRequest_v0, _read_LeaderAndIsrRequest_v1, _read_LeaderAndIsrRequest_v2, _read_LeaderAndIsrRequest_v3, _read_LeaderAndIsrRequest_v4, _read_LeaderAndIsrRequest_v5, _read_LeaderAndIsrRequest_v6, _read_LeaderAndIsrRequest_v7)
 LeaderAndIsrRequest._WRITERS = (_write_LeaderAndIsrRequest_v0, _write_LeaderAndIsrRequest_v1, _write_LeaderAndIsrRequest_v2, _write_LeaderAndIsrRequest_v3, _write_LeaderAndIsrRequest_v4, _write_LeaderAndIsrRequest_v5, _write_LeaderAndIsrRequest_v6, _write_LeaderAndIsrRequest_v7)
-LeaderAndIsrRequest._SIZERS = (_size_LeaderAndIsrRequest_v0, _size_LeaderAndIsrRequest_v1, _size_LeaderAndIsrRequest_v2, _size_LeaderAndIsrRequest_v3, _size_LeaderAndIsrRequest_v4, _size_LeaderAndIsrRequest_v5, _size_LeaderAndIsrRequest_v6, _size_LeaderAndIsrRequest_v7)
 LeaderAndIsrRequest._LAZY_DEFAULTS = {"ungrouped_partition_states": list, "topic_states": list, "live_leaders": list}
 LeaderAndIsrRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -170,16 +170,6 @@ def _write_ClientMetricsResource_v0(resource: ClientMetricsResource, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ClientMetricsResource_v0(resource: ClientMetricsResource) -> int:
-    size = 0
-    size += _w.compact_string_size(resource.name)
-    count = len(resource.unknown_tagged_fields)
-    for tag, payload in resource.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ListClientMetricsResourcesResponse, version 0 (flexible) ---
 
 def _read_ListClientMetricsResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListClientMetricsResourcesResponse, int]:
@@ -236,22 +226,6 @@ def _write_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsReso
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsResourcesResponse) -> int:
-    size = 6
-    client_metrics_resources_items = response.client_metrics_resources
-    if client_metrics_resources_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(client_metrics_resources_items), True)
-        for client_metrics_resources_item in client_metrics_resources_items:
-            size += _size_ClientMetricsResource_v0(client_metrics_resources_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -259,13 +233,11 @@ _V0_PLUS = (0, 32767)
 
 ClientMetricsResource._READERS = (_read_ClientMetricsResource_v0,)
 ClientMetricsResource._WRITERS = (_write_ClientMetricsResource_v0,)
-ClientMetricsResource._SIZERS = (_size_ClientMetricsResource_v0,)
 ClientMetricsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
 )
 ListClientMetricsResourcesResponse._READERS = (_read_ListClientMetricsResourcesResponse_v0,)
 ListClientMetricsResourcesResponse._WRITERS = (_write_ListClientMetricsResourcesResponse_v0,)
-ListClientMetricsResourcesResponse._SIZERS = (_size_ListClientMetricsResourcesResponse_v0,)
 ListClientMetricsResourcesResponse._LAZY_DEFAULTS = {"client_metrics_resources": list}
 ListClientMetricsResourcesResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

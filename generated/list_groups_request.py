@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -106,11 +106,6 @@ def _write_ListGroupsRequest_v0_2(request: ListGroupsRequest, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListGroupsRequest_v0_2(request: ListGroupsRequest) -> int:
-    size = 0
-    return size
-
-
 # --- ListGroupsRequest, version 3 (flexible) ---
 
 def _read_ListGroupsRequest_v3(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
@@ -143,15 +138,6 @@ def _write_ListGroupsRequest_v3(request: ListGroupsRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsRequest_v3(request: ListGroupsRequest) -> int:
-    size = 0
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListGroupsRequest, version 4 (flexible) ---
@@ -207,22 +193,6 @@ def _write_ListGroupsRequest_v4(request: ListGroupsRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsRequest_v4(request: ListGroupsRequest) -> int:
-    size = 0
-    states_filter_items = request.states_filter
-    if states_filter_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(states_filter_items), True)
-        for states_filter_item in states_filter_items:
-            size += _w.compact_string_size(states_filter_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListGroupsRequest, version 5 (flexible) ---
@@ -301,29 +271,6 @@ def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListGroupsRequest_v5(request: ListGroupsRequest) -> int:
-    size = 0
-    states_filter_items = request.states_filter
-    if states_filter_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(states_filter_items), True)
-        for states_filter_item in states_filter_items:
-            size += _w.compact_string_size(states_filter_item)
-    types_filter_items = request.types_filter
-    if types_filter_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(types_filter_items), True)
-        for types_filter_item in types_filter_items:
-            size += _w.compact_string_size(types_filter_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -332,7 +279,6 @@ _V5_PLUS = (5, 32767)
 
 ListGroupsRequest._READERS = (_read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v3, _read_ListGroupsRequest_v4, _read_ListGroupsRequest_v5)
 ListGroupsRequest._WRITERS = (_write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v3, _write_ListGroupsRequest_v4, _write_ListGroupsRequest_v5)
-ListGroupsRequest._SIZERS = (_size_ListGroupsRequest_v0_2, _size_ListGroupsRequest_v0_2, _size_ListGroupsRequest_v0_2, _size_ListGroupsRequest_v3, _size_ListGroupsRequest_v4, _size_ListGroupsRequest_v5)
 ListGroupsRequest._LAZY_DEFAULTS = {"states_filter": list, "types_filter": list}
 ListGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="states_filter", json_name="statesFilter", type="[]string", versions=_V4_PLUS, default=()),

@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -192,13 +192,6 @@ def _write_ListedGroup_v0_2(group: ListedGroup, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListedGroup_v0_2(group: ListedGroup) -> int:
-    size = 0
-    size += _w.string_size(group.group_id)
-    size += _w.string_size(group.protocol_type)
-    return size
-
-
 # --- ListedGroup, version 3 (flexible) ---
 
 def _read_ListedGroup_v3(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
@@ -241,17 +234,6 @@ def _write_ListedGroup_v3(group: ListedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListedGroup_v3(group: ListedGroup) -> int:
-    size = 0
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.protocol_type)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListedGroup, version 4 (flexible) ---
@@ -301,18 +283,6 @@ def _write_ListedGroup_v4(group: ListedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListedGroup_v4(group: ListedGroup) -> int:
-    size = 0
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.protocol_type)
-    size += _w.compact_string_size(group.group_state)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListedGroup, version 5 (flexible) ---
@@ -369,19 +339,6 @@ def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListedGroup_v5(group: ListedGroup) -> int:
-    size = 0
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.protocol_type)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.group_type)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ListGroupsResponse, version 0 ---
 
 def _read_ListGroupsResponse_v0(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
@@ -431,18 +388,6 @@ def _write_ListGroupsResponse_v0(response: ListGroupsResponse, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListGroupsResponse_v0(response: ListGroupsResponse) -> int:
-    size = 2
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v0_2(groups_item)
-    return size
-
-
 # --- ListGroupsResponse, versions 1-2 ---
 
 def _read_ListGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
@@ -489,18 +434,6 @@ def _write_ListGroupsResponse_v1_2(response: ListGroupsResponse, out: bytearray)
                 _write_ListedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsResponse_v1_2(response: ListGroupsResponse) -> int:
-    size = 6
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v0_2(groups_item)
-    return size
 
 
 # --- ListGroupsResponse, version 3 (flexible) ---
@@ -559,22 +492,6 @@ def _write_ListGroupsResponse_v3(response: ListGroupsResponse, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListGroupsResponse_v3(response: ListGroupsResponse) -> int:
-    size = 6
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v3(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ListGroupsResponse, version 4 (flexible) ---
 
 def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
@@ -629,22 +546,6 @@ def _write_ListGroupsResponse_v4(response: ListGroupsResponse, out: bytearray) -
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsResponse_v4(response: ListGroupsResponse) -> int:
-    size = 6
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v4(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListGroupsResponse, version 5 (flexible) ---
@@ -703,22 +604,6 @@ def _write_ListGroupsResponse_v5(response: ListGroupsResponse, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListGroupsResponse_v5(response: ListGroupsResponse) -> int:
-    size = 6
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v5(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -729,7 +614,6 @@ _V5_PLUS = (5, 32767)
 
 ListedGroup._READERS = (_read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v3, _read_ListedGroup_v4, _read_ListedGroup_v5)
 ListedGroup._WRITERS = (_write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v3, _write_ListedGroup_v4, _write_ListedGroup_v5)
-ListedGroup._SIZERS = (_size_ListedGroup_v0_2, _size_ListedGroup_v0_2, _size_ListedGroup_v0_2, _size_ListedGroup_v3, _size_ListedGroup_v4, _size_ListedGroup_v5)
 ListedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="protocol_type", json_name="protocolType", type="string", versions=_V0_PLUS, default=''),
@@ -738,7 +622,6 @@ ListedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
 )
 ListGroupsResponse._READERS = (_read_ListGroupsResponse_v0, _read_ListGroupsResponse_v1_2, _read_ListGroupsResponse_v1_2, _read_ListGroupsResponse_v3, _read_ListGroupsResponse_v4, _read_ListGroupsResponse_v5)
 ListGroupsResponse._WRITERS = (_write_ListGroupsResponse_v0, _write_ListGroupsResponse_v1_2, _write_ListGroupsResponse_v1_2, _write_ListGroupsResponse_v3, _write_ListGroupsResponse_v4, _write_ListGroupsResponse_v5)
-ListGroupsResponse._SIZERS = (_size_ListGroupsResponse_v0, _size_ListGroupsResponse_v1_2, _size_ListGroupsResponse_v1_2, _size_ListGroupsResponse_v3, _size_ListGroupsResponse_v4, _size_ListGroupsResponse_v5)
 ListGroupsResponse._LAZY_DEFAULTS = {"groups": list}
 ListGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

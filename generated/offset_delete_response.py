@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -224,11 +224,6 @@ def _write_OffsetDeleteResponsePartition_v0(partition: OffsetDeleteResponseParti
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetDeleteResponsePartition_v0(partition: OffsetDeleteResponsePartition) -> int:
-    size = 6
-    return size
-
-
 # --- OffsetDeleteResponseTopic, version 0 ---
 
 def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponseTopic, int]:
@@ -290,19 +285,6 @@ def _write_OffsetDeleteResponseTopic_v0(topic: OffsetDeleteResponseTopic, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetDeleteResponseTopic_v0(topic: OffsetDeleteResponseTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetDeleteResponsePartition_v0(partitions_item)
-    return size
-
-
 # --- OffsetDeleteResponse, version 0 ---
 
 def _read_OffsetDeleteResponse_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponse, int]:
@@ -351,18 +333,6 @@ def _write_OffsetDeleteResponse_v0(response: OffsetDeleteResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetDeleteResponse_v0(response: OffsetDeleteResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetDeleteResponseTopic_v0(topics_item)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -370,7 +340,6 @@ _V0_PLUS = (0, 32767)
 
 OffsetDeleteResponsePartition._READERS = (_read_OffsetDeleteResponsePartition_v0,)
 OffsetDeleteResponsePartition._WRITERS = (_write_OffsetDeleteResponsePartition_v0,)
-OffsetDeleteResponsePartition._SIZERS = (_size_OffsetDeleteResponsePartition_v0,)
 OffsetDeleteResponsePartition._MAP_KEYS = ("partition_index",)
 OffsetDeleteResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -378,7 +347,6 @@ OffsetDeleteResponsePartition.FIELDS = (  # what the runtime knows of each field
 )
 OffsetDeleteResponseTopic._READERS = (_read_OffsetDeleteResponseTopic_v0,)
 OffsetDeleteResponseTopic._WRITERS = (_write_OffsetDeleteResponseTopic_v0,)
-OffsetDeleteResponseTopic._SIZERS = (_size_OffsetDeleteResponseTopic_v0,)
 OffsetDeleteResponseTopic._LAZY_DEFAULTS = {"partitions": KeyedList}
 OffsetDeleteResponseTopic._MAP_KEYS = ("name",)
 OffsetDeleteResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -387,7 +355,6 @@ OffsetDeleteResponseTopic.FIELDS = (  # what the runtime knows of each field (kw
 )
 OffsetDeleteResponse._READERS = (_read_OffsetDeleteResponse_v0,)
 OffsetDeleteResponse._WRITERS = (_write_OffsetDeleteResponse_v0,)
-OffsetDeleteResponse._SIZERS = (_size_OffsetDeleteResponse_v0,)
 OffsetDeleteResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetDeleteResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

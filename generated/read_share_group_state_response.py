@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -317,15 +317,6 @@ def _write_StateBatch_v0(batch: StateBatch, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StateBatch_v0(batch: StateBatch) -> int:
-    size = 19
-    count = len(batch.unknown_tagged_fields)
-    for tag, payload in batch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionResult, version 0 (flexible) ---
 
 def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
@@ -403,23 +394,6 @@ def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionResult_v0(result: PartitionResult) -> int:
-    size = 18
-    size += _w.compact_string_size(result.error_message)
-    state_batches_items = result.state_batches
-    if state_batches_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_batches_items), True)
-        for state_batches_item in state_batches_items:
-            size += _size_StateBatch_v0(state_batches_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReadStateResult, version 0 (flexible) ---
 
 def _read_ReadStateResult_v0(buf: bytes, pos: int) -> tuple[ReadStateResult, int]:
@@ -475,23 +449,6 @@ def _write_ReadStateResult_v0(result: ReadStateResult, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReadStateResult_v0(result: ReadStateResult) -> int:
-    size = 0
-    size += 16
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionResult_v0(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReadShareGroupStateResponse, version 0 (flexible) ---
 
 def _read_ReadShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[ReadShareGroupStateResponse, int]:
@@ -543,22 +500,6 @@ def _write_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse,
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse) -> int:
-    size = 0
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_ReadStateResult_v0(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -566,7 +507,6 @@ _V0_PLUS = (0, 32767)
 
 StateBatch._READERS = (_read_StateBatch_v0,)
 StateBatch._WRITERS = (_write_StateBatch_v0,)
-StateBatch._SIZERS = (_size_StateBatch_v0,)
 StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -575,7 +515,6 @@ StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 PartitionResult._READERS = (_read_PartitionResult_v0,)
 PartitionResult._WRITERS = (_write_PartitionResult_v0,)
-PartitionResult._SIZERS = (_size_PartitionResult_v0,)
 PartitionResult._LAZY_DEFAULTS = {"state_batches": list}
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -587,7 +526,6 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ReadStateResult._READERS = (_read_ReadStateResult_v0,)
 ReadStateResult._WRITERS = (_write_ReadStateResult_v0,)
-ReadStateResult._SIZERS = (_size_ReadStateResult_v0,)
 ReadStateResult._LAZY_DEFAULTS = {"partitions": list}
 ReadStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -595,7 +533,6 @@ ReadStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ReadShareGroupStateResponse._READERS = (_read_ReadShareGroupStateResponse_v0,)
 ReadShareGroupStateResponse._WRITERS = (_write_ReadShareGroupStateResponse_v0,)
-ReadShareGroupStateResponse._SIZERS = (_size_ReadShareGroupStateResponse_v0,)
 ReadShareGroupStateResponse._LAZY_DEFAULTS = {"results": list}
 ReadShareGroupStateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]ReadStateResult", versions=_V0_PLUS, default=(), struct=ReadStateResult),

@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -268,16 +268,6 @@ def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionResult_v0(result: PartitionResult) -> int:
-    size = 22
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionResult, version 1 (flexible) ---
 
 def _read_PartitionResult_v1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
@@ -320,16 +310,6 @@ def _write_PartitionResult_v1(result: PartitionResult, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionResult_v1(result: PartitionResult) -> int:
-    size = 26
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReadStateSummaryResult, version 0 (flexible) ---
@@ -387,23 +367,6 @@ def _write_ReadStateSummaryResult_v0(result: ReadStateSummaryResult, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReadStateSummaryResult_v0(result: ReadStateSummaryResult) -> int:
-    size = 0
-    size += 16
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionResult_v0(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReadStateSummaryResult, version 1 (flexible) ---
 
 def _read_ReadStateSummaryResult_v1(buf: bytes, pos: int) -> tuple[ReadStateSummaryResult, int]:
@@ -459,23 +422,6 @@ def _write_ReadStateSummaryResult_v1(result: ReadStateSummaryResult, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReadStateSummaryResult_v1(result: ReadStateSummaryResult) -> int:
-    size = 0
-    size += 16
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionResult_v1(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReadShareGroupStateSummaryResponse, version 0 (flexible) ---
 
 def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[ReadShareGroupStateSummaryResponse, int]:
@@ -525,22 +471,6 @@ def _write_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSu
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSummaryResponse) -> int:
-    size = 0
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_ReadStateSummaryResult_v0(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReadShareGroupStateSummaryResponse, version 1 (flexible) ---
@@ -594,22 +524,6 @@ def _write_ReadShareGroupStateSummaryResponse_v1(response: ReadShareGroupStateSu
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReadShareGroupStateSummaryResponse_v1(response: ReadShareGroupStateSummaryResponse) -> int:
-    size = 0
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_ReadStateSummaryResult_v1(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -618,7 +532,6 @@ _V1_PLUS = (1, 32767)
 
 PartitionResult._READERS = (_read_PartitionResult_v0, _read_PartitionResult_v1)
 PartitionResult._WRITERS = (_write_PartitionResult_v0, _write_PartitionResult_v1)
-PartitionResult._SIZERS = (_size_PartitionResult_v0, _size_PartitionResult_v1)
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -630,7 +543,6 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ReadStateSummaryResult._READERS = (_read_ReadStateSummaryResult_v0, _read_ReadStateSummaryResult_v1)
 ReadStateSummaryResult._WRITERS = (_write_ReadStateSummaryResult_v0, _write_ReadStateSummaryResult_v1)
-ReadStateSummaryResult._SIZERS = (_size_ReadStateSummaryResult_v0, _size_ReadStateSummaryResult_v1)
 ReadStateSummaryResult._LAZY_DEFAULTS = {"partitions": list}
 ReadStateSummaryResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -638,7 +550,6 @@ ReadStateSummaryResult.FIELDS = (  # what the runtime knows of each field (kwire
 )
 ReadShareGroupStateSummaryResponse._READERS = (_read_ReadShareGroupStateSummaryResponse_v0, _read_ReadShareGroupStateSummaryResponse_v1)
 ReadShareGroupStateSummaryResponse._WRITERS = (_write_ReadShareGroupStateSummaryResponse_v0, _write_ReadShareGroupStateSummaryResponse_v1)
-ReadShareGroupStateSummaryResponse._SIZERS = (_size_ReadShareGroupStateSummaryResponse_v0, _size_ReadShareGroupStateSummaryResponse_v1)
 ReadShareGroupStateSummaryResponse._LAZY_DEFAULTS = {"results": list}
 ReadShareGroupStateSummaryResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]ReadStateSummaryResult", versions=_V0_PLUS, default=(), struct=ReadStateSummaryResult),

@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -132,18 +132,6 @@ def _write_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse) -> int:
-    size = 2
-    mechanisms_items = response.mechanisms
-    if mechanisms_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(mechanisms_items), False)
-        for mechanisms_item in mechanisms_items:
-            size += _w.string_size(mechanisms_item)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -151,7 +139,6 @@ _V0_PLUS = (0, 32767)
 
 SaslHandshakeResponse._READERS = (_read_SaslHandshakeResponse_v0_1, _read_SaslHandshakeResponse_v0_1)
 SaslHandshakeResponse._WRITERS = (_write_SaslHandshakeResponse_v0_1, _write_SaslHandshakeResponse_v0_1)
-SaslHandshakeResponse._SIZERS = (_size_SaslHandshakeResponse_v0_1, _size_SaslHandshakeResponse_v0_1)
 SaslHandshakeResponse._LAZY_DEFAULTS = {"mechanisms": list}
 SaslHandshakeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 1-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -426,21 +426,6 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch) -> int:
-    size = 16
-    acknowledge_types_items = batch.acknowledge_types
-    if acknowledge_types_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acknowledge_types_items), True)
-        size += 1 * len(acknowledge_types_items)
-    count = len(batch.unknown_tagged_fields)
-    for tag, payload in batch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchPartition, versions 1-2 (flexible) ---
 
 def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
@@ -495,22 +480,6 @@ def _write_FetchPartition_v1_2(partition: FetchPartition, out: bytearray) -> Non
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchPartition_v1_2(partition: FetchPartition) -> int:
-    size = 4
-    acknowledgement_batches_items = partition.acknowledgement_batches
-    if acknowledgement_batches_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acknowledgement_batches_items), True)
-        for acknowledgement_batches_item in acknowledgement_batches_items:
-            size += _size_AcknowledgementBatch_v1_2(acknowledgement_batches_item)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchTopic, versions 1-2 (flexible) ---
@@ -568,23 +537,6 @@ def _write_FetchTopic_v1_2(topic: FetchTopic, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchTopic_v1_2(topic: FetchTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_FetchPartition_v1_2(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ForgottenTopic, versions 1-2 (flexible) ---
 
 def _read_ForgottenTopic_v1_2(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
@@ -630,22 +582,6 @@ def _write_ForgottenTopic_v1_2(topic: ForgottenTopic, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ForgottenTopic_v1_2(topic: ForgottenTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareFetchRequest, version 1 (flexible) ---
@@ -737,31 +673,6 @@ def _write_ShareFetchRequest_v1(request: ShareFetchRequest, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareFetchRequest_v1(request: ShareFetchRequest) -> int:
-    size = 24
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v1_2(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v1_2(forgotten_topics_data_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ShareFetchRequest, version 2 (flexible) ---
 
 def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest, int]:
@@ -847,31 +758,6 @@ def _write_ShareFetchRequest_v2(request: ShareFetchRequest, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareFetchRequest_v2(request: ShareFetchRequest) -> int:
-    size = 26
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v1_2(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v1_2(forgotten_topics_data_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -881,7 +767,6 @@ _V2_PLUS = (2, 32767)
 
 AcknowledgementBatch._READERS = (None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2)
 AcknowledgementBatch._WRITERS = (None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2)
-AcknowledgementBatch._SIZERS = (None, _size_AcknowledgementBatch_v1_2, _size_AcknowledgementBatch_v1_2)
 AcknowledgementBatch._LAZY_DEFAULTS = {"acknowledge_types": list}
 AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -890,7 +775,6 @@ AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 FetchPartition._READERS = (None, _read_FetchPartition_v1_2, _read_FetchPartition_v1_2)
 FetchPartition._WRITERS = (None, _write_FetchPartition_v1_2, _write_FetchPartition_v1_2)
-FetchPartition._SIZERS = (None, _size_FetchPartition_v1_2, _size_FetchPartition_v1_2)
 FetchPartition._LAZY_DEFAULTS = {"acknowledgement_batches": list}
 FetchPartition._MAP_KEYS = ("partition_index",)
 FetchPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -899,7 +783,6 @@ FetchPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 FetchTopic._READERS = (None, _read_FetchTopic_v1_2, _read_FetchTopic_v1_2)
 FetchTopic._WRITERS = (None, _write_FetchTopic_v1_2, _write_FetchTopic_v1_2)
-FetchTopic._SIZERS = (None, _size_FetchTopic_v1_2, _size_FetchTopic_v1_2)
 FetchTopic._LAZY_DEFAULTS = {"partitions": KeyedList}
 FetchTopic._MAP_KEYS = ("topic_id",)
 FetchTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -908,7 +791,6 @@ FetchTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 ForgottenTopic._READERS = (None, _read_ForgottenTopic_v1_2, _read_ForgottenTopic_v1_2)
 ForgottenTopic._WRITERS = (None, _write_ForgottenTopic_v1_2, _write_ForgottenTopic_v1_2)
-ForgottenTopic._SIZERS = (None, _size_ForgottenTopic_v1_2, _size_ForgottenTopic_v1_2)
 ForgottenTopic._LAZY_DEFAULTS = {"partitions": list}
 ForgottenTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -916,7 +798,6 @@ ForgottenTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 ShareFetchRequest._READERS = (None, _read_ShareFetchRequest_v1, _read_ShareFetchRequest_v2)
 ShareFetchRequest._WRITERS = (None, _write_ShareFetchRequest_v1, _write_ShareFetchRequest_v2)
-ShareFetchRequest._SIZERS = (None, _size_ShareFetchRequest_v1, _size_ShareFetchRequest_v2)
 ShareFetchRequest._LAZY_DEFAULTS = {"topics": KeyedList, "forgotten_topics_data": list}
 ShareFetchRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

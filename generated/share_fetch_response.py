@@ -3,8 +3,8 @@
 Response message, versions 1-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -491,15 +491,6 @@ def _write_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
-    size = 8
-    count = len(leader_id_and_epoch.unknown_tagged_fields)
-    for tag, payload in leader_id_and_epoch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AcquiredRecords, versions 1-2 (flexible) ---
 
 def _read_AcquiredRecords_v1_2(buf: bytes, pos: int) -> tuple[AcquiredRecords, int]:
@@ -533,15 +524,6 @@ def _write_AcquiredRecords_v1_2(records: AcquiredRecords, out: bytearray) -> Non
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AcquiredRecords_v1_2(records: AcquiredRecords) -> int:
-    size = 18
-    count = len(records.unknown_tagged_fields)
-    for tag, payload in records.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, versions 1-2 (flexible) ---
@@ -663,26 +645,6 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v1_2(data: PartitionData) -> int:
-    size = 8
-    size += _w.compact_string_size(data.error_message)
-    size += _w.compact_string_size(data.acknowledge_error_message)
-    size += _size_LeaderIdAndEpoch_v1_2(data.current_leader)
-    size += _w.records_size(data.records, True)
-    acquired_records_items = data.acquired_records
-    if acquired_records_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acquired_records_items), True)
-        for acquired_records_item in acquired_records_items:
-            size += _size_AcquiredRecords_v1_2(acquired_records_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ShareFetchableTopicResponse, versions 1-2 (flexible) ---
 
 def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchableTopicResponse, int]:
@@ -738,23 +700,6 @@ def _write_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicRespons
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicResponse) -> int:
-    size = 0
-    size += 16
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1_2(partitions_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- NodeEndpoint, versions 1-2 (flexible) ---
 
 def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
@@ -803,17 +748,6 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_NodeEndpoint_v1_2(endpoint: NodeEndpoint) -> int:
-    size = 8
-    size += _w.compact_string_size(endpoint.host)
-    size += _w.compact_string_size(endpoint.rack)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareFetchResponse, versions 1-2 (flexible) ---
@@ -902,30 +836,6 @@ def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareFetchResponse_v1_2(response: ShareFetchResponse) -> int:
-    size = 10
-    size += _w.compact_string_size(response.error_message)
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_ShareFetchableTopicResponse_v1_2(responses_item)
-    node_endpoints_items = response.node_endpoints
-    if node_endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(node_endpoints_items), True)
-        for node_endpoints_item in node_endpoints_items:
-            size += _size_NodeEndpoint_v1_2(node_endpoints_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -933,14 +843,12 @@ _V0_PLUS = (0, 32767)
 
 LeaderIdAndEpoch._READERS = (None, _read_LeaderIdAndEpoch_v1_2, _read_LeaderIdAndEpoch_v1_2)
 LeaderIdAndEpoch._WRITERS = (None, _write_LeaderIdAndEpoch_v1_2, _write_LeaderIdAndEpoch_v1_2)
-LeaderIdAndEpoch._SIZERS = (None, _size_LeaderIdAndEpoch_v1_2, _size_LeaderIdAndEpoch_v1_2)
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
 AcquiredRecords._READERS = (None, _read_AcquiredRecords_v1_2, _read_AcquiredRecords_v1_2)
 AcquiredRecords._WRITERS = (None, _write_AcquiredRecords_v1_2, _write_AcquiredRecords_v1_2)
-AcquiredRecords._SIZERS = (None, _size_AcquiredRecords_v1_2, _size_AcquiredRecords_v1_2)
 AcquiredRecords.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -948,7 +856,6 @@ AcquiredRecords.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 PartitionData._READERS = (None, _read_PartitionData_v1_2, _read_PartitionData_v1_2)
 PartitionData._WRITERS = (None, _write_PartitionData_v1_2, _write_PartitionData_v1_2)
-PartitionData._SIZERS = (None, _size_PartitionData_v1_2, _size_PartitionData_v1_2)
 PartitionData._LAZY_DEFAULTS = {"current_leader": LeaderIdAndEpoch, "acquired_records": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -962,7 +869,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 ShareFetchableTopicResponse._READERS = (None, _read_ShareFetchableTopicResponse_v1_2, _read_ShareFetchableTopicResponse_v1_2)
 ShareFetchableTopicResponse._WRITERS = (None, _write_ShareFetchableTopicResponse_v1_2, _write_ShareFetchableTopicResponse_v1_2)
-ShareFetchableTopicResponse._SIZERS = (None, _size_ShareFetchableTopicResponse_v1_2, _size_ShareFetchableTopicResponse_v1_2)
 ShareFetchableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ShareFetchableTopicResponse._MAP_KEYS = ("topic_id",)
 ShareFetchableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -971,7 +877,6 @@ ShareFetchableTopicResponse.FIELDS = (  # what the runtime knows of each field (
 )
 NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2)
 NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1_2, _write_NodeEndpoint_v1_2)
-NodeEndpoint._SIZERS = (None, _size_NodeEndpoint_v1_2, _size_NodeEndpoint_v1_2)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -981,7 +886,6 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 ShareFetchResponse._READERS = (None, _read_ShareFetchResponse_v1_2, _read_ShareFetchResponse_v1_2)
 ShareFetchResponse._WRITERS = (None, _write_ShareFetchResponse_v1_2, _write_ShareFetchResponse_v1_2)
-ShareFetchResponse._SIZERS = (None, _size_ShareFetchResponse_v1_2, _size_ShareFetchResponse_v1_2)
 ShareFetchResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ShareFetchResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

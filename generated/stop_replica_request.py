@@ -3,8 +3,8 @@
 Request message, versions 0-4, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -386,12 +386,6 @@ def _write_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0) -> int:
-    size = 4
-    size += _w.string_size(v0.topic_name)
-    return size
-
-
 # --- StopReplicaTopicV1, version 1 ---
 
 def _read_StopReplicaTopicV1_v1(buf: bytes, pos: int) -> tuple[StopReplicaTopicV1, int]:
@@ -431,18 +425,6 @@ def _write_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1, out: bytearray) -> None
             _w.write_fixed_array(out, partition_indexes_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1) -> int:
-    size = 0
-    size += _w.string_size(v1.name)
-    partition_indexes_items = v1.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_indexes_items), False)
-        size += 4 * len(partition_indexes_items)
-    return size
 
 
 # --- StopReplicaTopicV1, version 2 (flexible) ---
@@ -494,22 +476,6 @@ def _write_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1) -> int:
-    size = 0
-    size += _w.compact_string_size(v1.name)
-    partition_indexes_items = v1.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_indexes_items), True)
-        size += 4 * len(partition_indexes_items)
-    count = len(v1.unknown_tagged_fields)
-    for tag, payload in v1.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- StopReplicaPartitionState, versions 3-4 (flexible) ---
 
 def _read_StopReplicaPartitionState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaPartitionState, int]:
@@ -543,15 +509,6 @@ def _write_StopReplicaPartitionState_v3_4(state: StopReplicaPartitionState, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaPartitionState_v3_4(state: StopReplicaPartitionState) -> int:
-    size = 9
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StopReplicaTopicState, versions 3-4 (flexible) ---
@@ -623,23 +580,6 @@ def _write_StopReplicaTopicState_v3_4(state: StopReplicaTopicState, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StopReplicaTopicState_v3_4(state: StopReplicaTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_StopReplicaPartitionState_v3_4(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- StopReplicaRequest, version 0 ---
 
 def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
@@ -696,18 +636,6 @@ def _write_StopReplicaRequest_v0(request: StopReplicaRequest, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StopReplicaRequest_v0(request: StopReplicaRequest) -> int:
-    size = 9
-    ungrouped_partitions_items = request.ungrouped_partitions
-    if ungrouped_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partitions_items), False)
-        for ungrouped_partitions_item in ungrouped_partitions_items:
-            size += _size_StopReplicaPartitionV0_v0(ungrouped_partitions_item)
-    return size
-
-
 # --- StopReplicaRequest, version 1 ---
 
 def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
@@ -761,18 +689,6 @@ def _write_StopReplicaRequest_v1(request: StopReplicaRequest, out: bytearray) ->
                 _write_StopReplicaTopicV1_v1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaRequest_v1(request: StopReplicaRequest) -> int:
-    size = 17
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_StopReplicaTopicV1_v1(topics_item)
-    return size
 
 
 # --- StopReplicaRequest, version 2 (flexible) ---
@@ -836,22 +752,6 @@ def _write_StopReplicaRequest_v2(request: StopReplicaRequest, out: bytearray) ->
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaRequest_v2(request: StopReplicaRequest) -> int:
-    size = 17
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_StopReplicaTopicV1_v2(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StopReplicaRequest, version 3 (flexible) ---
@@ -920,22 +820,6 @@ def _write_StopReplicaRequest_v3(request: StopReplicaRequest, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StopReplicaRequest_v3(request: StopReplicaRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_StopReplicaTopicState_v3_4(topic_states_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- StopReplicaRequest, version 4 (flexible) ---
 
 def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
@@ -999,22 +883,6 @@ def _write_StopReplicaRequest_v4(request: StopReplicaRequest, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StopReplicaRequest_v4(request: StopReplicaRequest) -> int:
-    size = 17
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_StopReplicaTopicState_v3_4(topic_states_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1028,14 +896,12 @@ _V4_PLUS = (4, 32767)
 
 StopReplicaPartitionV0._READERS = (_read_StopReplicaPartitionV0_v0, None, None, None, None)
 StopReplicaPartitionV0._WRITERS = (_write_StopReplicaPartitionV0_v0, None, None, None, None)
-StopReplicaPartitionV0._SIZERS = (_size_StopReplicaPartitionV0_v0, None, None, None, None)
 StopReplicaPartitionV0.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_ONLY, default=0),
 )
 StopReplicaTopicV1._READERS = (None, _read_StopReplicaTopicV1_v1, _read_StopReplicaTopicV1_v2, None, None)
 StopReplicaTopicV1._WRITERS = (None, _write_StopReplicaTopicV1_v1, _write_StopReplicaTopicV1_v2, None, None)
-StopReplicaTopicV1._SIZERS = (None, _size_StopReplicaTopicV1_v1, _size_StopReplicaTopicV1_v2, None, None)
 StopReplicaTopicV1._LAZY_DEFAULTS = {"partition_indexes": list}
 StopReplicaTopicV1.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_TO_2, default=''),
@@ -1043,7 +909,6 @@ StopReplicaTopicV1.FIELDS = (  # what the runtime knows of each field (kwire.wir
 )
 StopReplicaPartitionState._READERS = (None, None, None, _read_StopReplicaPartitionState_v3_4, _read_StopReplicaPartitionState_v3_4)
 StopReplicaPartitionState._WRITERS = (None, None, None, _write_StopReplicaPartitionState_v3_4, _write_StopReplicaPartitionState_v3_4)
-StopReplicaPartitionState._SIZERS = (None, None, None, _size_StopReplicaPartitionState_v3_4, _size_StopReplicaPartitionState_v3_4)
 StopReplicaPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V3_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V3_PLUS, default=-1),
@@ -1051,7 +916,6 @@ StopReplicaPartitionState.FIELDS = (  # what the runtime knows of each field (kw
 )
 StopReplicaTopicState._READERS = (None, None, None, _read_StopReplicaTopicState_v3_4, _read_StopReplicaTopicState_v3_4)
 StopReplicaTopicState._WRITERS = (None, None, None, _write_StopReplicaTopicState_v3_4, _write_StopReplicaTopicState_v3_4)
-StopReplicaTopicState._SIZERS = (None, None, None, _size_StopReplicaTopicState_v3_4, _size_StopReplicaTopicState_v3_4)
 StopReplicaTopicState._LAZY_DEFAULTS = {"partition_states": list}
 StopReplicaTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V3_PLUS, default=''),
@@ -1059,7 +923,6 @@ StopReplicaTopicState.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 StopReplicaRequest._READERS = (_read_StopReplicaRequest_v0, _read_StopReplicaRequest_v1, _read_StopReplicaRequest_v2, _read_StopReplicaRequest_v3, _read_StopReplicaRequest_v4)
 StopReplicaRequest._WRITERS = (_write_StopReplicaRequest_v0, _write_StopReplicaRequest_v1, _write_StopReplicaRequest_v2, _write_StopReplicaRequest_v3, _write_StopReplicaRequest_v4)
-StopReplicaRequest._SIZERS = (_size_StopReplicaRequest_v0, _size_StopReplicaRequest_v1, _size_StopReplicaRequest_v2, _size_StopReplicaRequest_v3, _size_StopReplicaRequest_v4)
 StopReplicaRequest._LAZY_DEFAULTS = {"ungrouped_partitions": list, "topics": list, "topic_states": list}
 StopReplicaRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

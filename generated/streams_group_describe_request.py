@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -140,22 +140,6 @@ def _write_StreamsGroupDescribeRequest_v0(request: StreamsGroupDescribeRequest, 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupDescribeRequest_v0(request: StreamsGroupDescribeRequest) -> int:
-    size = 1
-    group_ids_items = request.group_ids
-    if group_ids_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(group_ids_items), True)
-        for group_ids_item in group_ids_items:
-            size += _w.compact_string_size(group_ids_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -163,7 +147,6 @@ _V0_PLUS = (0, 32767)
 
 StreamsGroupDescribeRequest._READERS = (_read_StreamsGroupDescribeRequest_v0,)
 StreamsGroupDescribeRequest._WRITERS = (_write_StreamsGroupDescribeRequest_v0,)
-StreamsGroupDescribeRequest._SIZERS = (_size_StreamsGroupDescribeRequest_v0,)
 StreamsGroupDescribeRequest._LAZY_DEFAULTS = {"group_ids": list}
 StreamsGroupDescribeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_ids", json_name="groupIds", type="[]string", versions=_V0_PLUS, default=()),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -486,16 +486,6 @@ def _write_Status_v0(status: Status, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_Status_v0(status: Status) -> int:
-    size = 1
-    size += _w.compact_string_size(status.status_detail)
-    count = len(status.unknown_tagged_fields)
-    for tag, payload in status.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicPartition, version 0 (flexible) ---
 
 def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
@@ -543,22 +533,6 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartition_v0(partition: TopicPartition) -> int:
-    size = 0
-    size += _w.compact_string_size(partition.topic)
-    partitions_items = partition.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TaskIds, version 0 (flexible) ---
@@ -610,22 +584,6 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TaskIds_v0(ids: TaskIds) -> int:
-    size = 0
-    size += _w.compact_string_size(ids.subtopology_id)
-    partitions_items = ids.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(ids.unknown_tagged_fields)
-    for tag, payload in ids.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
@@ -665,16 +623,6 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Endpoint_v0(endpoint: Endpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- EndpointToPartitions, version 0 (flexible) ---
@@ -753,30 +701,6 @@ def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EndpointToPartitions_v0(partitions: EndpointToPartitions) -> int:
-    size = 0
-    size += _size_Endpoint_v0(partitions.user_endpoint)
-    active_partitions_items = partitions.active_partitions
-    if active_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_partitions_items), True)
-        for active_partitions_item in active_partitions_items:
-            size += _size_TopicPartition_v0(active_partitions_item)
-    standby_partitions_items = partitions.standby_partitions
-    if standby_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(standby_partitions_items), True)
-        for standby_partitions_item in standby_partitions_items:
-            size += _size_TopicPartition_v0(standby_partitions_item)
-    count = len(partitions.unknown_tagged_fields)
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupHeartbeatResponse, version 0 (flexible) ---
@@ -939,52 +863,6 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatResponse) -> int:
-    size = 26
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.member_id)
-    status_items = response.status
-    if status_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(status_items), True)
-        for status_item in status_items:
-            size += _size_Status_v0(status_item)
-    active_tasks_items = response.active_tasks
-    if active_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_tasks_items), True)
-        for active_tasks_item in active_tasks_items:
-            size += _size_TaskIds_v0(active_tasks_item)
-    standby_tasks_items = response.standby_tasks
-    if standby_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(standby_tasks_items), True)
-        for standby_tasks_item in standby_tasks_items:
-            size += _size_TaskIds_v0(standby_tasks_item)
-    warmup_tasks_items = response.warmup_tasks
-    if warmup_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(warmup_tasks_items), True)
-        for warmup_tasks_item in warmup_tasks_items:
-            size += _size_TaskIds_v0(warmup_tasks_item)
-    partitions_by_user_endpoint_items = response.partitions_by_user_endpoint
-    if partitions_by_user_endpoint_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_by_user_endpoint_items), True)
-        for partitions_by_user_endpoint_item in partitions_by_user_endpoint_items:
-            size += _size_EndpointToPartitions_v0(partitions_by_user_endpoint_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -992,14 +870,12 @@ _V0_PLUS = (0, 32767)
 
 Status._READERS = (_read_Status_v0,)
 Status._WRITERS = (_write_Status_v0,)
-Status._SIZERS = (_size_Status_v0,)
 Status.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="status_code", json_name="statusCode", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="status_detail", json_name="statusDetail", type="string", versions=_V0_PLUS, default=''),
 )
 TopicPartition._READERS = (_read_TopicPartition_v0,)
 TopicPartition._WRITERS = (_write_TopicPartition_v0,)
-TopicPartition._SIZERS = (_size_TopicPartition_v0,)
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default=''),
@@ -1007,7 +883,6 @@ TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 TaskIds._READERS = (_read_TaskIds_v0,)
 TaskIds._WRITERS = (_write_TaskIds_v0,)
-TaskIds._SIZERS = (_size_TaskIds_v0,)
 TaskIds._LAZY_DEFAULTS = {"partitions": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -1015,14 +890,12 @@ TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 Endpoint._READERS = (_read_Endpoint_v0,)
 Endpoint._WRITERS = (_write_Endpoint_v0,)
-Endpoint._SIZERS = (_size_Endpoint_v0,)
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
 EndpointToPartitions._READERS = (_read_EndpointToPartitions_v0,)
 EndpointToPartitions._WRITERS = (_write_EndpointToPartitions_v0,)
-EndpointToPartitions._SIZERS = (_size_EndpointToPartitions_v0,)
 EndpointToPartitions._LAZY_DEFAULTS = {"user_endpoint": Endpoint, "active_partitions": list, "standby_partitions": list}
 EndpointToPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="user_endpoint", json_name="userEndpoint", type="Endpoint", versions=_V0_PLUS, default=(), struct=Endpoint),
@@ -1031,7 +904,6 @@ EndpointToPartitions.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 StreamsGroupHeartbeatResponse._READERS = (_read_StreamsGroupHeartbeatResponse_v0,)
 StreamsGroupHeartbeatResponse._WRITERS = (_write_StreamsGroupHeartbeatResponse_v0,)
-StreamsGroupHeartbeatResponse._SIZERS = (_size_StreamsGroupHeartbeatResponse_v0,)
 StreamsGroupHeartbeatResponse._LAZY_DEFAULTS = {"status": list}
 StreamsGroupHeartbeatResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

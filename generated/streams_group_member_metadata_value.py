@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -278,16 +278,6 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_Endpoint_v0(endpoint: Endpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- KeyValue, version 0 (flexible) ---
 
 def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
@@ -328,17 +318,6 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_KeyValue_v0(value: KeyValue) -> int:
-    size = 0
-    size += _w.compact_string_size(value.key)
-    size += _w.compact_string_size(value.value)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupMemberMetadataValue, version 0 (flexible) ---
@@ -435,28 +414,6 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataValue) -> int:
-    size = 8
-    size += _w.compact_string_size(value.instance_id)
-    size += _w.compact_string_size(value.rack_id)
-    size += _w.compact_string_size(value.client_id)
-    size += _w.compact_string_size(value.client_host)
-    size += _w.compact_string_size(value.process_id)
-    size += 1 if value.user_endpoint is None else 1 + _size_Endpoint_v0(value.user_endpoint)
-    client_tags_items = value.client_tags
-    if client_tags_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(client_tags_items), True)
-        for client_tags_item in client_tags_items:
-            size += _size_KeyValue_v0(client_tags_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -464,21 +421,18 @@ _V0_PLUS = (0, 32767)
 
 Endpoint._READERS = (_read_Endpoint_v0,)
 Endpoint._WRITERS = (_write_Endpoint_v0,)
-Endpoint._SIZERS = (_size_Endpoint_v0,)
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
 KeyValue._READERS = (_read_KeyValue_v0,)
 KeyValue._WRITERS = (_write_KeyValue_v0,)
-KeyValue._SIZERS = (_size_KeyValue_v0,)
 KeyValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
 StreamsGroupMemberMetadataValue._READERS = (_read_StreamsGroupMemberMetadataValue_v0,)
 StreamsGroupMemberMetadataValue._WRITERS = (_write_StreamsGroupMemberMetadataValue_v0,)
-StreamsGroupMemberMetadataValue._SIZERS = (_size_StreamsGroupMemberMetadataValue_v0,)
 StreamsGroupMemberMetadataValue._LAZY_DEFAULTS = {"client_tags": list}
 StreamsGroupMemberMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="instance_id", json_name="instanceId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -205,16 +205,6 @@ def _write_FeatureUpdateKey_v0(key: FeatureUpdateKey, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FeatureUpdateKey_v0(key: FeatureUpdateKey) -> int:
-    size = 3
-    size += _w.compact_string_size(key.feature)
-    count = len(key.unknown_tagged_fields)
-    for tag, payload in key.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FeatureUpdateKey, versions 1-2 (flexible) ---
 
 def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, int]:
@@ -257,16 +247,6 @@ def _write_FeatureUpdateKey_v1_2(key: FeatureUpdateKey, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FeatureUpdateKey_v1_2(key: FeatureUpdateKey) -> int:
-    size = 3
-    size += _w.compact_string_size(key.feature)
-    count = len(key.unknown_tagged_fields)
-    for tag, payload in key.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateFeaturesRequest, version 0 (flexible) ---
@@ -326,22 +306,6 @@ def _write_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest) -> int:
-    size = 4
-    feature_updates_items = request.feature_updates
-    if feature_updates_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(feature_updates_items), True)
-        for feature_updates_item in feature_updates_items:
-            size += _size_FeatureUpdateKey_v0(feature_updates_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateFeaturesRequest, versions 1-2 (flexible) ---
@@ -405,22 +369,6 @@ def _write_UpdateFeaturesRequest_v1_2(request: UpdateFeaturesRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateFeaturesRequest_v1_2(request: UpdateFeaturesRequest) -> int:
-    size = 5
-    feature_updates_items = request.feature_updates
-    if feature_updates_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(feature_updates_items), True)
-        for feature_updates_item in feature_updates_items:
-            size += _size_FeatureUpdateKey_v1_2(feature_updates_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -430,7 +378,6 @@ _V1_PLUS = (1, 32767)
 
 FeatureUpdateKey._READERS = (_read_FeatureUpdateKey_v0, _read_FeatureUpdateKey_v1_2, _read_FeatureUpdateKey_v1_2)
 FeatureUpdateKey._WRITERS = (_write_FeatureUpdateKey_v0, _write_FeatureUpdateKey_v1_2, _write_FeatureUpdateKey_v1_2)
-FeatureUpdateKey._SIZERS = (_size_FeatureUpdateKey_v0, _size_FeatureUpdateKey_v1_2, _size_FeatureUpdateKey_v1_2)
 FeatureUpdateKey._MAP_KEYS = ("feature",)
 FeatureUpdateKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="feature", json_name="feature", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -440,7 +387,6 @@ FeatureUpdateKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 UpdateFeaturesRequest._READERS = (_read_UpdateFeaturesRequest_v0, _read_UpdateFeaturesRequest_v1_2, _read_UpdateFeaturesRequest_v1_2)
 UpdateFeaturesRequest._WRITERS = (_write_UpdateFeaturesRequest_v0, _write_UpdateFeaturesRequest_v1_2, _write_UpdateFeaturesRequest_v1_2)
-UpdateFeaturesRequest._SIZERS = (_size_UpdateFeaturesRequest_v0, _size_UpdateFeaturesRequest_v1_2, _size_UpdateFeaturesRequest_v1_2)
 UpdateFeaturesRequest._LAZY_DEFAULTS = {"feature_updates": KeyedList}
 UpdateFeaturesRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="timeout_ms", json_name="timeoutMs", type="int32", versions=_V0_PLUS, default=60000),

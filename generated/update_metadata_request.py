@@ -3,8 +3,8 @@
 Request message, versions 0-8, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -510,24 +510,6 @@ def _write_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState) -> int:
-    size = 20
-    size += _w.string_size(state.topic_name)
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    return size
-
-
 # --- UpdateMetadataPartitionState, version 4 ---
 
 def _read_UpdateMetadataPartitionState_v4(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
@@ -605,30 +587,6 @@ def _write_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState, 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState) -> int:
-    size = 20
-    size += _w.string_size(state.topic_name)
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    offline_replicas_items = state.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(offline_replicas_items), False)
-        size += 4 * len(offline_replicas_items)
-    return size
-
-
 # --- UpdateMetadataPartitionState, version 5 ---
 
 def _read_UpdateMetadataPartitionState_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
@@ -699,29 +657,6 @@ def _write_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState, 
             _w.write_fixed_array(out, offline_replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState) -> int:
-    size = 20
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    offline_replicas_items = state.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(offline_replicas_items), False)
-        size += 4 * len(offline_replicas_items)
-    return size
 
 
 # --- UpdateMetadataPartitionState, versions 6-8 (flexible) ---
@@ -804,33 +739,6 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState) -> int:
-    size = 20
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    offline_replicas_items = state.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(offline_replicas_items), True)
-        size += 4 * len(offline_replicas_items)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- UpdateMetadataTopicState, version 5 ---
 
 def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
@@ -879,19 +787,6 @@ def _write_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState, out: byt
                 _write_UpdateMetadataPartitionState_v5(partition_states_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState) -> int:
-    size = 0
-    size += _w.string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_states_items), False)
-        for partition_states_item in partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v5(partition_states_item)
-    return size
 
 
 # --- UpdateMetadataTopicState, version 6 (flexible) ---
@@ -950,23 +845,6 @@ def _write_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v6_8(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataTopicState, versions 7-8 (flexible) ---
@@ -1030,24 +908,6 @@ def _write_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    size += 16
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v6_8(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- UpdateMetadataEndpoint, versions 1-2 ---
 
 def _read_UpdateMetadataEndpoint_v1_2(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
@@ -1085,12 +945,6 @@ def _write_UpdateMetadataEndpoint_v1_2(endpoint: UpdateMetadataEndpoint, out: by
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataEndpoint_v1_2(endpoint: UpdateMetadataEndpoint) -> int:
-    size = 6
-    size += _w.string_size(endpoint.host)
-    return size
 
 
 # --- UpdateMetadataEndpoint, versions 3-5 ---
@@ -1135,13 +989,6 @@ def _write_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint, out: by
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint) -> int:
-    size = 6
-    size += _w.string_size(endpoint.host)
-    size += _w.string_size(endpoint.listener)
-    return size
 
 
 # --- UpdateMetadataEndpoint, versions 6-8 (flexible) ---
@@ -1196,17 +1043,6 @@ def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint) -> int:
-    size = 6
-    size += _w.compact_string_size(endpoint.host)
-    size += _w.compact_string_size(endpoint.listener)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- UpdateMetadataBroker, version 0 ---
 
 def _read_UpdateMetadataBroker_v0(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
@@ -1244,12 +1080,6 @@ def _write_UpdateMetadataBroker_v0(broker: UpdateMetadataBroker, out: bytearray)
         out += _pack_UpdateMetadataBroker_v0_port(broker.v0_port)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataBroker_v0(broker: UpdateMetadataBroker) -> int:
-    size = 8
-    size += _w.string_size(broker.v0_host)
-    return size
 
 
 # --- UpdateMetadataBroker, version 1 ---
@@ -1301,18 +1131,6 @@ def _write_UpdateMetadataBroker_v1(broker: UpdateMetadataBroker, out: bytearray)
                 _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataBroker_v1(broker: UpdateMetadataBroker) -> int:
-    size = 4
-    endpoints_items = broker.endpoints
-    if endpoints_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(endpoints_items), False)
-        for endpoints_item in endpoints_items:
-            size += _size_UpdateMetadataEndpoint_v1_2(endpoints_item)
-    return size
 
 
 # --- UpdateMetadataBroker, version 2 ---
@@ -1369,19 +1187,6 @@ def _write_UpdateMetadataBroker_v2(broker: UpdateMetadataBroker, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataBroker_v2(broker: UpdateMetadataBroker) -> int:
-    size = 4
-    endpoints_items = broker.endpoints
-    if endpoints_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(endpoints_items), False)
-        for endpoints_item in endpoints_items:
-            size += _size_UpdateMetadataEndpoint_v1_2(endpoints_item)
-    size += _w.string_size(broker.rack)
-    return size
-
-
 # --- UpdateMetadataBroker, versions 3-5 ---
 
 def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
@@ -1434,19 +1239,6 @@ def _write_UpdateMetadataBroker_v3_5(broker: UpdateMetadataBroker, out: bytearra
         _w.write_string(out, broker.rack)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataBroker_v3_5(broker: UpdateMetadataBroker) -> int:
-    size = 4
-    endpoints_items = broker.endpoints
-    if endpoints_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(endpoints_items), False)
-        for endpoints_item in endpoints_items:
-            size += _size_UpdateMetadataEndpoint_v3_5(endpoints_item)
-    size += _w.string_size(broker.rack)
-    return size
 
 
 # --- UpdateMetadataBroker, versions 6-8 (flexible) ---
@@ -1509,23 +1301,6 @@ def _write_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker) -> int:
-    size = 4
-    endpoints_items = broker.endpoints
-    if endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(endpoints_items), True)
-        for endpoints_item in endpoints_items:
-            size += _size_UpdateMetadataEndpoint_v6_8(endpoints_item)
-    size += _w.compact_string_size(broker.rack)
-    count = len(broker.unknown_tagged_fields)
-    for tag, payload in broker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataRequest, version 0 ---
@@ -1606,25 +1381,6 @@ def _write_UpdateMetadataRequest_v0(request: UpdateMetadataRequest, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataRequest_v0(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v0(live_brokers_item)
-    return size
-
-
 # --- UpdateMetadataRequest, version 1 ---
 
 def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
@@ -1701,25 +1457,6 @@ def _write_UpdateMetadataRequest_v1(request: UpdateMetadataRequest, out: bytearr
                 _write_UpdateMetadataBroker_v1(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v1(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v1(live_brokers_item)
-    return size
 
 
 # --- UpdateMetadataRequest, version 2 ---
@@ -1800,25 +1537,6 @@ def _write_UpdateMetadataRequest_v2(request: UpdateMetadataRequest, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataRequest_v2(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v2(live_brokers_item)
-    return size
-
-
 # --- UpdateMetadataRequest, version 3 ---
 
 def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
@@ -1895,25 +1613,6 @@ def _write_UpdateMetadataRequest_v3(request: UpdateMetadataRequest, out: bytearr
                 _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v3(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v3_5(live_brokers_item)
-    return size
 
 
 # --- UpdateMetadataRequest, version 4 ---
@@ -1994,25 +1693,6 @@ def _write_UpdateMetadataRequest_v4(request: UpdateMetadataRequest, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataRequest_v4(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v4(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v3_5(live_brokers_item)
-    return size
-
-
 # --- UpdateMetadataRequest, version 5 ---
 
 def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
@@ -2088,25 +1768,6 @@ def _write_UpdateMetadataRequest_v5(request: UpdateMetadataRequest, out: bytearr
                 _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v5(request: UpdateMetadataRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_states_items), False)
-        for topic_states_item in topic_states_items:
-            size += _size_UpdateMetadataTopicState_v5(topic_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v3_5(live_brokers_item)
-    return size
 
 
 # --- UpdateMetadataRequest, version 6 (flexible) ---
@@ -2194,29 +1855,6 @@ def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataRequest_v6(request: UpdateMetadataRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_UpdateMetadataTopicState_v6(topic_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_brokers_items), True)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v6_8(live_brokers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- UpdateMetadataRequest, version 7 (flexible) ---
 
 def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
@@ -2300,29 +1938,6 @@ def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v7(request: UpdateMetadataRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_UpdateMetadataTopicState_v7_8(topic_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_brokers_items), True)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v6_8(live_brokers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataRequest, version 8 (flexible) ---
@@ -2434,34 +2049,6 @@ def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataRequest_v8(request: UpdateMetadataRequest) -> int:
-    size = 17
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_UpdateMetadataTopicState_v7_8(topic_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_brokers_items), True)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v6_8(live_brokers_item)
-    count = len(request.unknown_tagged_fields)
-    if request.type != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -2478,7 +2065,6 @@ _V8_PLUS = (8, 32767)
 
 UpdateMetadataPartitionState._READERS = (_read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v4, _read_UpdateMetadataPartitionState_v5, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8)
 UpdateMetadataPartitionState._WRITERS = (_write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v4, _write_UpdateMetadataPartitionState_v5, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8)
-UpdateMetadataPartitionState._SIZERS = (_size_UpdateMetadataPartitionState_v0_3, _size_UpdateMetadataPartitionState_v0_3, _size_UpdateMetadataPartitionState_v0_3, _size_UpdateMetadataPartitionState_v0_3, _size_UpdateMetadataPartitionState_v4, _size_UpdateMetadataPartitionState_v5, _size_UpdateMetadataPartitionState_v6_8, _size_UpdateMetadataPartitionState_v6_8, _size_UpdateMetadataPartitionState_v6_8)
 UpdateMetadataPartitionState._LAZY_DEFAULTS = {"isr": list, "replicas": list, "offline_replicas": list}
 UpdateMetadataPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_4, ignorable=True, default=''),
@@ -2493,7 +2079,6 @@ UpdateMetadataPartitionState.FIELDS = (  # what the runtime knows of each field 
 )
 UpdateMetadataTopicState._READERS = (None, None, None, None, None, _read_UpdateMetadataTopicState_v5, _read_UpdateMetadataTopicState_v6, _read_UpdateMetadataTopicState_v7_8, _read_UpdateMetadataTopicState_v7_8)
 UpdateMetadataTopicState._WRITERS = (None, None, None, None, None, _write_UpdateMetadataTopicState_v5, _write_UpdateMetadataTopicState_v6, _write_UpdateMetadataTopicState_v7_8, _write_UpdateMetadataTopicState_v7_8)
-UpdateMetadataTopicState._SIZERS = (None, None, None, None, None, _size_UpdateMetadataTopicState_v5, _size_UpdateMetadataTopicState_v6, _size_UpdateMetadataTopicState_v7_8, _size_UpdateMetadataTopicState_v7_8)
 UpdateMetadataTopicState._LAZY_DEFAULTS = {"partition_states": list}
 UpdateMetadataTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V5_PLUS, default=''),
@@ -2502,7 +2087,6 @@ UpdateMetadataTopicState.FIELDS = (  # what the runtime knows of each field (kwi
 )
 UpdateMetadataEndpoint._READERS = (None, _read_UpdateMetadataEndpoint_v1_2, _read_UpdateMetadataEndpoint_v1_2, _read_UpdateMetadataEndpoint_v3_5, _read_UpdateMetadataEndpoint_v3_5, _read_UpdateMetadataEndpoint_v3_5, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8)
 UpdateMetadataEndpoint._WRITERS = (None, _write_UpdateMetadataEndpoint_v1_2, _write_UpdateMetadataEndpoint_v1_2, _write_UpdateMetadataEndpoint_v3_5, _write_UpdateMetadataEndpoint_v3_5, _write_UpdateMetadataEndpoint_v3_5, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8)
-UpdateMetadataEndpoint._SIZERS = (None, _size_UpdateMetadataEndpoint_v1_2, _size_UpdateMetadataEndpoint_v1_2, _size_UpdateMetadataEndpoint_v3_5, _size_UpdateMetadataEndpoint_v3_5, _size_UpdateMetadataEndpoint_v3_5, _size_UpdateMetadataEndpoint_v6_8, _size_UpdateMetadataEndpoint_v6_8, _size_UpdateMetadataEndpoint_v6_8)
 UpdateMetadataEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V1_PLUS, default=0),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
@@ -2511,7 +2095,6 @@ UpdateMetadataEndpoint.FIELDS = (  # what the runtime knows of each field (kwire
 )
 UpdateMetadataBroker._READERS = (_read_UpdateMetadataBroker_v0, _read_UpdateMetadataBroker_v1, _read_UpdateMetadataBroker_v2, _read_UpdateMetadataBroker_v3_5, _read_UpdateMetadataBroker_v3_5, _read_UpdateMetadataBroker_v3_5, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8)
 UpdateMetadataBroker._WRITERS = (_write_UpdateMetadataBroker_v0, _write_UpdateMetadataBroker_v1, _write_UpdateMetadataBroker_v2, _write_UpdateMetadataBroker_v3_5, _write_UpdateMetadataBroker_v3_5, _write_UpdateMetadataBroker_v3_5, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8)
-UpdateMetadataBroker._SIZERS = (_size_UpdateMetadataBroker_v0, _size_UpdateMetadataBroker_v1, _size_UpdateMetadataBroker_v2, _size_UpdateMetadataBroker_v3_5, _size_UpdateMetadataBroker_v3_5, _size_UpdateMetadataBroker_v3_5, _size_UpdateMetadataBroker_v6_8, _size_UpdateMetadataBroker_v6_8, _size_UpdateMetadataBroker_v6_8)
 UpdateMetadataBroker._LAZY_DEFAULTS = {"endpoints": list}
 UpdateMetadataBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="id", json_name="id", type="int32", versions=_V0_PLUS, default=0),
@@ -2522,7 +2105,6 @@ UpdateMetadataBroker.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 UpdateMetadataRequest._READERS = (_read_UpdateMetadataRequest_v0, _read_UpdateMetadataRequest_v1, _read_UpdateMetadataRequest_v2, _read_UpdateMetadataRequest_v3, _read_UpdateMetadataRequest_v4, _read_UpdateMetadataRequest_v5, _read_UpdateMetadataRequest_v6, _read_UpdateMetadataRequest_v7, _read_UpdateMetadataRequest_v8)
 UpdateMetadataRequest._WRITERS = (_write_UpdateMetadataRequest_v0, _write_UpdateMetadataRequest_v1, _write_UpdateMetadataRequest_v2, _write_UpdateMetadataRequest_v3, _write_UpdateMetadataRequest_v4, _write_UpdateMetadataRequest_v5, _write_UpdateMetadataRequest_v6, _write_UpdateMetadataRequest_v7, _write_UpdateMetadataRequest_v8)
-UpdateMetadataRequest._SIZERS = (_size_UpdateMetadataRequest_v0, _size_UpdateMetadataRequest_v1, _size_UpdateMetadataRequest_v2, _size_UpdateMetadataRequest_v3, _size_UpdateMetadataRequest_v4, _size_UpdateMetadataRequest_v5, _size_UpdateMetadataRequest_v6, _size_UpdateMetadataRequest_v7, _size_UpdateMetadataRequest_v8)
 UpdateMetadataRequest._LAZY_DEFAULTS = {"ungrouped_partition_states": list, "topic_states": list, "live_brokers": list}
 UpdateMetadataRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

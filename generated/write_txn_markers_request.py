@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -254,18 +254,6 @@ def _write_WritableTxnMarkerTopic_v0(topic: WritableTxnMarkerTopic, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_WritableTxnMarkerTopic_v0(topic: WritableTxnMarkerTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partition_indexes_items = topic.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_indexes_items), False)
-        size += 4 * len(partition_indexes_items)
-    return size
-
-
 # --- WritableTxnMarkerTopic, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerTopic, int]:
@@ -313,22 +301,6 @@ def _write_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partition_indexes_items = topic.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_indexes_items), True)
-        size += 4 * len(partition_indexes_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WritableTxnMarker, version 0 ---
@@ -383,18 +355,6 @@ def _write_WritableTxnMarker_v0(marker: WritableTxnMarker, out: bytearray) -> No
         out += _pack_WritableTxnMarker_coordinator_epoch(marker.coordinator_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarker_v0(marker: WritableTxnMarker) -> int:
-    size = 15
-    topics_items = marker.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_WritableTxnMarkerTopic_v0(topics_item)
-    return size
 
 
 # --- WritableTxnMarker, version 1 (flexible) ---
@@ -459,22 +419,6 @@ def _write_WritableTxnMarker_v1(marker: WritableTxnMarker, out: bytearray) -> No
         raise _w.encode_failure(error, field) from None
 
 
-def _size_WritableTxnMarker_v1(marker: WritableTxnMarker) -> int:
-    size = 15
-    topics_items = marker.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_WritableTxnMarkerTopic_v1_2(topics_item)
-    count = len(marker.unknown_tagged_fields)
-    for tag, payload in marker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- WritableTxnMarker, version 2 (flexible) ---
 
 def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker, int]:
@@ -536,22 +480,6 @@ def _write_WritableTxnMarker_v2(marker: WritableTxnMarker, out: bytearray) -> No
         raise _w.encode_failure(error, field) from None
 
 
-def _size_WritableTxnMarker_v2(marker: WritableTxnMarker) -> int:
-    size = 16
-    topics_items = marker.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_WritableTxnMarkerTopic_v1_2(topics_item)
-    count = len(marker.unknown_tagged_fields)
-    for tag, payload in marker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- WriteTxnMarkersRequest, version 0 ---
 
 def _read_WriteTxnMarkersRequest_v0(buf: bytes, pos: int) -> tuple[WriteTxnMarkersRequest, int]:
@@ -593,18 +521,6 @@ def _write_WriteTxnMarkersRequest_v0(request: WriteTxnMarkersRequest, out: bytea
                 _write_WritableTxnMarker_v0(markers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteTxnMarkersRequest_v0(request: WriteTxnMarkersRequest) -> int:
-    size = 0
-    markers_items = request.markers
-    if markers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(markers_items), False)
-        for markers_item in markers_items:
-            size += _size_WritableTxnMarker_v0(markers_item)
-    return size
 
 
 # --- WriteTxnMarkersRequest, version 1 (flexible) ---
@@ -658,22 +574,6 @@ def _write_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest) -> int:
-    size = 0
-    markers_items = request.markers
-    if markers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(markers_items), True)
-        for markers_item in markers_items:
-            size += _size_WritableTxnMarker_v1(markers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- WriteTxnMarkersRequest, version 2 (flexible) ---
 
 def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarkersRequest, int]:
@@ -725,22 +625,6 @@ def _write_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest) -> int:
-    size = 0
-    markers_items = request.markers
-    if markers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(markers_items), True)
-        for markers_item in markers_items:
-            size += _size_WritableTxnMarker_v2(markers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -749,7 +633,6 @@ _V2_PLUS = (2, 32767)
 
 WritableTxnMarkerTopic._READERS = (_read_WritableTxnMarkerTopic_v0, _read_WritableTxnMarkerTopic_v1_2, _read_WritableTxnMarkerTopic_v1_2)
 WritableTxnMarkerTopic._WRITERS = (_write_WritableTxnMarkerTopic_v0, _write_WritableTxnMarkerTopic_v1_2, _write_WritableTxnMarkerTopic_v1_2)
-WritableTxnMarkerTopic._SIZERS = (_size_WritableTxnMarkerTopic_v0, _size_WritableTxnMarkerTopic_v1_2, _size_WritableTxnMarkerTopic_v1_2)
 WritableTxnMarkerTopic._LAZY_DEFAULTS = {"partition_indexes": list}
 WritableTxnMarkerTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -757,7 +640,6 @@ WritableTxnMarkerTopic.FIELDS = (  # what the runtime knows of each field (kwire
 )
 WritableTxnMarker._READERS = (_read_WritableTxnMarker_v0, _read_WritableTxnMarker_v1, _read_WritableTxnMarker_v2)
 WritableTxnMarker._WRITERS = (_write_WritableTxnMarker_v0, _write_WritableTxnMarker_v1, _write_WritableTxnMarker_v2)
-WritableTxnMarker._SIZERS = (_size_WritableTxnMarker_v0, _size_WritableTxnMarker_v1, _size_WritableTxnMarker_v2)
 WritableTxnMarker._LAZY_DEFAULTS = {"topics": list}
 WritableTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
@@ -769,7 +651,6 @@ WritableTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire
 )
 WriteTxnMarkersRequest._READERS = (_read_WriteTxnMarkersRequest_v0, _read_WriteTxnMarkersRequest_v1, _read_WriteTxnMarkersRequest_v2)
 WriteTxnMarkersRequest._WRITERS = (_write_WriteTxnMarkersRequest_v0, _write_WriteTxnMarkersRequest_v1, _write_WriteTxnMarkersRequest_v2)
-WriteTxnMarkersRequest._SIZERS = (_size_WriteTxnMarkersRequest_v0, _size_WriteTxnMarkersRequest_v1, _size_WriteTxnMarkersRequest_v2)
 WriteTxnMarkersRequest._LAZY_DEFAULTS = {"markers": list}
 WriteTxnMarkersRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="markers", json_name="markers", type="[]WritableTxnMarker", versions=_V0_PLUS, default=(), struct=WritableTxnMarker),

@@ -1,14 +1,14 @@
-"""The steps a generated reader, writer and sizer take: one class per kind of step.
+"""The steps a generated reader and writer take: one class per kind of step.
 
-Each step knows the code that reads, writes and sizes its field(s), and names the runtime
+Each step knows the code that reads and writes its field(s), and names the runtime
 functions of :mod:`kwire.wire.primitives` it calls in full (``read_compact_string_nn``), so
 that nothing downstream dispatches on a kind or assembles a function name. The plan
 (:mod:`.plan`) decides which step a field becomes and which fast paths it takes; a step only
 writes code for what it was given.
 
 Code comes back as a list of lines at column 0; callers indent. Arguments name the generated
-locals the code works on: ``obj`` holds the struct instance, ``out`` the output buffer,
-``acc`` the running size. Locals a step makes for itself carry its field's attribute name
+locals the code works on: ``obj`` holds the struct instance, ``out`` the output buffer.
+Locals a step makes for itself carry its field's attribute name
 (``topics_items``), so that every local has one type (mypy and mypyc need that) and says
 what it holds.
 """
@@ -37,18 +37,15 @@ class LengthPrefixed:
     read: str           # returns None for a null value
     read_non_null: str  # refuses a null value
     write: str
-    size: str
 
 
 STRING_FUNCTIONS = {
-    False: LengthPrefixed("read_string", "read_string_nn", "write_string", "string_size"),
-    True: LengthPrefixed("read_compact_string", "read_compact_string_nn", "write_compact_string",
-                         "compact_string_size"),
+    False: LengthPrefixed("read_string", "read_string_nn", "write_string"),
+    True: LengthPrefixed("read_compact_string", "read_compact_string_nn", "write_compact_string"),
 }
 BYTES_FUNCTIONS = {
-    False: LengthPrefixed("read_bytes", "read_bytes_nn", "write_bytes", "bytes_size"),
-    True: LengthPrefixed("read_compact_bytes", "read_compact_bytes_nn", "write_compact_bytes",
-                         "compact_bytes_size"),
+    False: LengthPrefixed("read_bytes", "read_bytes_nn", "write_bytes"),
+    True: LengthPrefixed("read_compact_bytes", "read_compact_bytes_nn", "write_compact_bytes"),
 }
 
 # The Python type of an array element, for the annotations of the locals that collect them.
@@ -73,7 +70,7 @@ def null_refused(op: "Op", value: str) -> Lines:
 
 @dataclass(eq=False)
 class Op:
-    """One step of a reader/writer/sizer: one field, or a run of fixed-width fields."""
+    """One step of a reader/writer: one field, or a run of fixed-width fields."""
 
     fields: list[Field]
     tag: int | None = dc_field(default=None, kw_only=True)  # set when the field is tagged here
@@ -124,9 +121,6 @@ class Op:
     def write(self, obj: str, out: str) -> Lines:
         raise NotImplementedError
 
-    def size(self, obj: str, acc: str) -> Lines:
-        raise NotImplementedError
-
     def value(self, obj: str) -> str:
         return f"{obj}.{self.attr}"
 
@@ -157,9 +151,6 @@ class FixedRun(Op):
     def write(self, obj: str, out: str) -> Lines:
         return [f"{out} += {self.pack}({', '.join(f'{obj}.{f.attr_name}' for f in self.fields)})"]
 
-    def size(self, obj: str, acc: str) -> Lines:
-        return [f"{acc} += {self.width}"]
-
 
 @dataclass(eq=False)
 class EmptyArrayBridge:
@@ -171,7 +162,7 @@ class EmptyArrayBridge:
     byte first and, when it says null or empty, reads both runs and the byte with one
     precompiled ``struct`` call (``unpack``): a call, a tuple and three position updates fewer,
     ~700 instructions a FetchResponse partition in CPython 3.11. Any other count takes the three
-    steps as usual. Writes and sizes are unchanged.
+    steps as usual. Writes are unchanged.
     """
 
     before: FixedRun
@@ -214,9 +205,6 @@ class UuidOp(Op):
     def write(self, obj: str, out: str) -> Lines:
         return [f"{out} += _w.uuid_bytes({self.value(obj)})"]
 
-    def size(self, obj: str, acc: str) -> Lines:
-        return [f"{acc} += 16"]
-
     @property
     def runtime_functions(self) -> tuple[str, ...]:
         return ("read_uuid", "uuid_bytes")
@@ -240,7 +228,7 @@ class BytesOp(Op):
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
-        return (self.reader, self.runtime.write, self.runtime.size)
+        return (self.reader, self.runtime.write)
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
         return [f"{self.value(obj)}, pos = _w.{self.reader}(buf, pos)"]
@@ -248,9 +236,6 @@ class BytesOp(Op):
     def write(self, obj: str, out: str) -> Lines:
         refuse = [] if self.nullable else null_refused(self, self.value(obj))
         return refuse + [f"_w.{self.runtime.write}({out}, {self.value(obj)})"]
-
-    def size(self, obj: str, acc: str) -> Lines:
-        return [f"{acc} += _w.{self.runtime.size}({self.value(obj)})"]
 
 
 @dataclass(eq=False)
@@ -307,7 +292,7 @@ class RecordsOp(Op):
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
-        return ("read_length", "write_records", "records_size")
+        return ("read_length", "write_records")
 
     @property
     def reads_buffer_size(self) -> bool:
@@ -354,9 +339,6 @@ class RecordsOp(Op):
     def write(self, obj: str, out: str) -> Lines:
         refuse = [] if self.nullable else null_refused(self, self.value(obj))
         return refuse + [f"_w.write_records({out}, {self.value(obj)}, {self.compact})"]
-
-    def size(self, obj: str, acc: str) -> Lines:
-        return [f"{acc} += _w.records_size({self.value(obj)}, {self.compact})"]
 
 
 def null_read(attr: str, nullable: bool, value: str) -> Lines:
@@ -408,12 +390,6 @@ class StructOp(Op):
                 f"    {out}.append(1)",
                 f"    {writer}({value}, {out})"]
 
-    def size(self, obj: str, acc: str) -> Lines:
-        value, sizer = self.value(obj), self.layout.sizer
-        if self.nullable:
-            return [f"{acc} += 1 if {value} is None else 1 + {sizer}({value})"]
-        return [f"{acc} += {sizer}({value})"]
-
 
 @dataclass(eq=False)
 class ArrayOp(Op):
@@ -454,7 +430,7 @@ class ArrayOp(Op):
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
-        return ("read_count", "write_count", "count_size")
+        return ("read_count", "write_count")
 
     # reading
     def read(self, obj: str, flavour: Flavour) -> Lines:
@@ -551,19 +527,6 @@ class ArrayOp(Op):
     def write_elements(self, out: str) -> Lines:
         raise NotImplementedError
 
-    # sizing
-    def size(self, obj: str, acc: str) -> Lines:
-        items = self.items
-        return [f"{items} = {self.value(obj)}",
-                f"if {items} is None:",
-                f"    {acc} += _w.count_size(None, {self.compact})",
-                "else:",
-                f"    {acc} += _w.count_size(len({items}), {self.compact})",
-                *indent(self.size_elements(acc))]
-
-    def size_elements(self, acc: str) -> Lines:
-        raise NotImplementedError
-
 
 @dataclass(eq=False)
 class FixedArray(ArrayOp):
@@ -582,7 +545,7 @@ class FixedArray(ArrayOp):
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
-        shared = ("read_fixed_array", "write_fixed_array", "write_count", "count_size")
+        shared = ("read_fixed_array", "write_fixed_array", "write_count")
         return shared + (("UNPACK_ARRAY", "PACK_ARRAY") if self.short_inline else ("read_count",))
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
@@ -612,9 +575,6 @@ class FixedArray(ArrayOp):
     def write_elements(self, out: str) -> Lines:
         return [f'_w.write_fixed_array({out}, {self.items}, "{self.code}")']
 
-    def size_elements(self, acc: str) -> Lines:
-        return [f"{acc} += {self.width} * len({self.items})"]
-
 
 @dataclass(eq=False)
 class UuidArray(ArrayOp):
@@ -623,9 +583,6 @@ class UuidArray(ArrayOp):
 
     def write_elements(self, out: str) -> Lines:
         return [f"for {self.item} in {self.items}:", f"    {out} += _w.uuid_bytes({self.item})"]
-
-    def size_elements(self, acc: str) -> Lines:
-        return [f"{acc} += 16 * len({self.items})"]
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
@@ -645,7 +602,7 @@ class BytesArray(ArrayOp):
     @property
     def runtime_functions(self) -> tuple[str, ...]:
         e = self.element_runtime
-        return super().runtime_functions + (e.read_non_null, e.write, e.size)
+        return super().runtime_functions + (e.read_non_null, e.write)
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         python_type = PYTHON_ELEMENT_TYPES[self.element]
@@ -657,9 +614,6 @@ class BytesArray(ArrayOp):
                 f"    if {item} is None:",
                 f'        raise EncodeError("null element in array {self.attr}")',
                 f"    _w.{self.element_runtime.write}({out}, {item})"]
-
-    def size_elements(self, acc: str) -> Lines:
-        return [f"for {self.item} in {self.items}:", f"    {acc} += _w.{self.element_runtime.size}({self.item})"]
 
 
 def element_loop(op: ArrayOp, obj: str, python_type: str, read_one: str) -> Lines:
@@ -740,9 +694,6 @@ class StructArray(ArrayOp):
 
     def write_elements(self, out: str) -> Lines:
         return [f"for {self.item} in {self.items}:", f"    {self.layout.writer}({self.item}, {out})"]
-
-    def size_elements(self, acc: str) -> Lines:
-        return [f"for {self.item} in {self.items}:", f"    {acc} += {self.layout.sizer}({self.item})"]
 
 
 # --- the tagged section ----------------------------------------------------------------------

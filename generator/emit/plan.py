@@ -114,10 +114,6 @@ class Layout:
         return f"_write_{self.struct.name}_{self.suffix}"
 
     @property
-    def sizer(self) -> str:
-        return f"_size_{self.struct.name}_{self.suffix}"
-
-    @property
     def version_text(self) -> str:
         v = self.versions
         if len(v) == 1:
@@ -168,13 +164,8 @@ class Layout:
         return [op for op in self.ops if isinstance(op, ArrayOp)]
 
     @property
-    def sized_ops(self) -> list[Op]:
-        """The untagged steps whose size depends on the value (fixed runs are in fixed_size)."""
-        return [op for op in self.ops if not isinstance(op, FixedRun)]
-
-    @property
     def fixed_size(self) -> int:
-        """Bytes written by the untagged fixed-width runs (the constant part of the size)."""
+        """Bytes written by the untagged fixed-width runs."""
         return sum(op.width for op in self.ops if isinstance(op, FixedRun))
 
 
