@@ -123,15 +123,11 @@ def _write_AddOffsetsToTxnRequest_v0_2(request: AddOffsetsToTxnRequest, out: byt
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.transactional_id)
+        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -165,15 +161,11 @@ def _write_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest, out: byt
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)")
-        _w.write_compact_string(out, request.transactional_id)
+        _w.write_compact_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -260,16 +260,11 @@ def _write_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic, out: byt
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -304,16 +299,11 @@ def _write_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic, out: byt
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -363,19 +353,14 @@ def _write_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTra
     field = ""
     try:
         field = "transactional_id"
-        if transaction.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
-        _w.write_compact_string(out, transaction.transactional_id)
+        _w.write_compact_string(out, _w.non_null(transaction.transactional_id, "field transactional_id is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, verify_only"
         out += _pack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(transaction.producer_id, transaction.producer_epoch, transaction.verify_only)
         field = "topics[]"
-        topics_items = transaction.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_AddPartitionsToTxnTopic_v3_5(topics_item, out)
+        topics_items = _w.non_null(transaction.topics, "field topics is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_AddPartitionsToTxnTopic_v3_5(topics_item, out)
         field = "(tagged fields)"
         if transaction.unknown_tagged_fields:
             _w.write_tagged(out, [], transaction.unknown_tagged_fields)
@@ -424,19 +409,14 @@ def _write_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest, ou
     field = ""
     try:
         field = "v3_and_below_transactional_id"
-        if request.v3_and_below_transactional_id is None:
-            raise EncodeError("field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.v3_and_below_transactional_id)
+        _w.write_string(out, _w.non_null(request.v3_and_below_transactional_id, "field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)"))
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         out += _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(request.v3_and_below_producer_id, request.v3_and_below_producer_epoch)
         field = "v3_and_below_topics[]"
-        v3_and_below_topics_items = request.v3_and_below_topics
-        if v3_and_below_topics_items is None:
-                raise EncodeError("field v3_and_below_topics is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(v3_and_below_topics_items), False)
-            for v3_and_below_topics_item in v3_and_below_topics_items:
-                _write_AddPartitionsToTxnTopic_v0_2(v3_and_below_topics_item, out)
+        v3_and_below_topics_items = _w.non_null(request.v3_and_below_topics, "field v3_and_below_topics is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(v3_and_below_topics_items), False)
+        for v3_and_below_topics_item in v3_and_below_topics_items:
+            _write_AddPartitionsToTxnTopic_v0_2(v3_and_below_topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -483,19 +463,14 @@ def _write_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest, out:
     field = ""
     try:
         field = "v3_and_below_transactional_id"
-        if request.v3_and_below_transactional_id is None:
-            raise EncodeError("field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, request.v3_and_below_transactional_id)
+        _w.write_compact_string(out, _w.non_null(request.v3_and_below_transactional_id, "field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)"))
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         out += _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(request.v3_and_below_producer_id, request.v3_and_below_producer_epoch)
         field = "v3_and_below_topics[]"
-        v3_and_below_topics_items = request.v3_and_below_topics
-        if v3_and_below_topics_items is None:
-                raise EncodeError("field v3_and_below_topics is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(v3_and_below_topics_items), True)
-            for v3_and_below_topics_item in v3_and_below_topics_items:
-                _write_AddPartitionsToTxnTopic_v3_5(v3_and_below_topics_item, out)
+        v3_and_below_topics_items = _w.non_null(request.v3_and_below_topics, "field v3_and_below_topics is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(v3_and_below_topics_items), True)
+        for v3_and_below_topics_item in v3_and_below_topics_items:
+            _write_AddPartitionsToTxnTopic_v3_5(v3_and_below_topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -551,13 +526,10 @@ def _write_AddPartitionsToTxnRequest_v4_5(request: AddPartitionsToTxnRequest, ou
     field = ""
     try:
         field = "transactions[]"
-        transactions_items = request.transactions
-        if transactions_items is None:
-                raise EncodeError("field transactions is null, which AddPartitionsToTxnRequest versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(transactions_items), True)
-            for transactions_item in transactions_items:
-                _write_AddPartitionsToTxnTransaction_v4_5(transactions_item, out)
+        transactions_items = _w.non_null(request.transactions, "field transactions is null, which AddPartitionsToTxnRequest versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(transactions_items), True)
+        for transactions_item in transactions_items:
+            _write_AddPartitionsToTxnTransaction_v4_5(transactions_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

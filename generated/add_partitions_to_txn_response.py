@@ -368,17 +368,12 @@ def _write_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicRes
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)"))
         field = "results_by_partition[]"
-        results_by_partition_items = result.results_by_partition
-        if results_by_partition_items is None:
-                raise EncodeError("field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_partition_items), False)
-            for results_by_partition_item in results_by_partition_items:
-                _write_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_item, out)
+        results_by_partition_items = _w.non_null(result.results_by_partition, "field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(results_by_partition_items), False)
+        for results_by_partition_item in results_by_partition_items:
+            _write_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -432,17 +427,12 @@ def _write_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicRes
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)"))
         field = "results_by_partition[]"
-        results_by_partition_items = result.results_by_partition
-        if results_by_partition_items is None:
-                raise EncodeError("field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_partition_items), True)
-            for results_by_partition_item in results_by_partition_items:
-                _write_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_item, out)
+        results_by_partition_items = _w.non_null(result.results_by_partition, "field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(results_by_partition_items), True)
+        for results_by_partition_item in results_by_partition_items:
+            _write_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -489,17 +479,12 @@ def _write_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult, out: 
     field = ""
     try:
         field = "transactional_id"
-        if result.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
-        _w.write_compact_string(out, result.transactional_id)
+        _w.write_compact_string(out, _w.non_null(result.transactional_id, "field transactional_id is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)"))
         field = "topic_results[]"
-        topic_results_items = result.topic_results
-        if topic_results_items is None:
-                raise EncodeError("field topic_results is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_results_items), True)
-            for topic_results_item in topic_results_items:
-                _write_AddPartitionsToTxnTopicResult_v3_5(topic_results_item, out)
+        topic_results_items = _w.non_null(result.topic_results, "field topic_results is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topic_results_items), True)
+        for topic_results_item in topic_results_items:
+            _write_AddPartitionsToTxnTopicResult_v3_5(topic_results_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -549,13 +534,10 @@ def _write_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse,
         field = "throttle_time_ms"
         out += _pack_AddPartitionsToTxnResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results_by_topic_v3_and_below[]"
-        results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
-        if results_by_topic_v3_and_below_items is None:
-                raise EncodeError("field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_topic_v3_and_below_items), False)
-            for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-                _write_AddPartitionsToTxnTopicResult_v0_2(results_by_topic_v3_and_below_item, out)
+        results_by_topic_v3_and_below_items = _w.non_null(response.results_by_topic_v3_and_below, "field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(results_by_topic_v3_and_below_items), False)
+        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
+            _write_AddPartitionsToTxnTopicResult_v0_2(results_by_topic_v3_and_below_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -603,13 +585,10 @@ def _write_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse, o
         field = "throttle_time_ms"
         out += _pack_AddPartitionsToTxnResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results_by_topic_v3_and_below[]"
-        results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
-        if results_by_topic_v3_and_below_items is None:
-                raise EncodeError("field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_topic_v3_and_below_items), True)
-            for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-                _write_AddPartitionsToTxnTopicResult_v3_5(results_by_topic_v3_and_below_item, out)
+        results_by_topic_v3_and_below_items = _w.non_null(response.results_by_topic_v3_and_below, "field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(results_by_topic_v3_and_below_items), True)
+        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
+            _write_AddPartitionsToTxnTopicResult_v3_5(results_by_topic_v3_and_below_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -661,13 +640,10 @@ def _write_AddPartitionsToTxnResponse_v4_5(response: AddPartitionsToTxnResponse,
         field = "throttle_time_ms, error_code"
         out += _pack_AddPartitionsToTxnResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "results_by_transaction[]"
-        results_by_transaction_items = response.results_by_transaction
-        if results_by_transaction_items is None:
-                raise EncodeError("field results_by_transaction is null, which AddPartitionsToTxnResponse versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_transaction_items), True)
-            for results_by_transaction_item in results_by_transaction_items:
-                _write_AddPartitionsToTxnResult_v4_5(results_by_transaction_item, out)
+        results_by_transaction_items = _w.non_null(response.results_by_transaction, "field results_by_transaction is null, which AddPartitionsToTxnResponse versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(results_by_transaction_items), True)
+        for results_by_transaction_item in results_by_transaction_items:
+            _write_AddPartitionsToTxnResult_v4_5(results_by_transaction_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -207,13 +207,9 @@ def _write_Listener_v0_1(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener versions 0-1 do not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener versions 0-1 do not allow (never nullable)"))
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
@@ -276,13 +272,10 @@ def _write_AddRaftVoterRequest_v0(request: AddRaftVoterRequest, out: bytearray) 
         field = "voter_directory_id"
         out += _w.uuid_bytes(request.voter_directory_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which AddRaftVoterRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_1(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which AddRaftVoterRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_1(listeners_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -343,13 +336,10 @@ def _write_AddRaftVoterRequest_v1(request: AddRaftVoterRequest, out: bytearray) 
         field = "voter_directory_id"
         out += _w.uuid_bytes(request.voter_directory_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which AddRaftVoterRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_1(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which AddRaftVoterRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_1(listeners_item, out)
         field = "ack_when_committed"
         out += _pack_AddRaftVoterRequest_ack_when_committed(request.ack_when_committed)
         field = "(tagged fields)"

@@ -272,9 +272,7 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.entity_type)
+        _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 0 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_string(out, data.entity_name)
     except _w.ENCODE_FAILURES as error:
@@ -307,9 +305,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 1 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
@@ -345,9 +341,7 @@ def _write_OpData_v0(data: OpData, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if data.key is None:
-            raise EncodeError("field key is null, which OpData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.key)
+        _w.write_string(out, _w.non_null(data.key, "field key is null, which OpData version 0 does not allow (never nullable)"))
         field = "value, remove"
         out += _pack_OpData_value_remove(data.value, data.remove)
     except _w.ENCODE_FAILURES as error:
@@ -381,9 +375,7 @@ def _write_OpData_v1(data: OpData, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if data.key is None:
-            raise EncodeError("field key is null, which OpData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.key)
+        _w.write_compact_string(out, _w.non_null(data.key, "field key is null, which OpData version 1 does not allow (never nullable)"))
         field = "value, remove"
         out += _pack_OpData_value_remove(data.value, data.remove)
         field = "(tagged fields)"
@@ -440,21 +432,15 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), False)
-            for entity_item in entity_items:
-                _write_EntityData_v0(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), False)
+        for entity_item in entity_items:
+            _write_EntityData_v0(entity_item, out)
         field = "ops[]"
-        ops_items = data.ops
-        if ops_items is None:
-                raise EncodeError("field ops is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ops_items), False)
-            for ops_item in ops_items:
-                _write_OpData_v0(ops_item, out)
+        ops_items = _w.non_null(data.ops, "field ops is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(ops_items), False)
+        for ops_item in ops_items:
+            _write_OpData_v0(ops_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -507,21 +493,15 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), True)
-            for entity_item in entity_items:
-                _write_EntityData_v1(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), True)
+        for entity_item in entity_items:
+            _write_EntityData_v1(entity_item, out)
         field = "ops[]"
-        ops_items = data.ops
-        if ops_items is None:
-                raise EncodeError("field ops is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ops_items), True)
-            for ops_item in ops_items:
-                _write_OpData_v1(ops_item, out)
+        ops_items = _w.non_null(data.ops, "field ops is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(ops_items), True)
+        for ops_item in ops_items:
+            _write_OpData_v1(ops_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -566,13 +546,10 @@ def _write_AlterClientQuotasRequest_v0(request: AlterClientQuotasRequest, out: b
     field = ""
     try:
         field = "entries[]"
-        entries_items = request.entries
-        if entries_items is None:
-                raise EncodeError("field entries is null, which AlterClientQuotasRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entries_items), False)
-            for entries_item in entries_items:
-                _write_EntryData_v0(entries_item, out)
+        entries_items = _w.non_null(request.entries, "field entries is null, which AlterClientQuotasRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entries_items), False)
+        for entries_item in entries_items:
+            _write_EntryData_v0(entries_item, out)
         field = "validate_only"
         out += _pack_AlterClientQuotasRequest_validate_only(request.validate_only)
     except _w.ENCODE_FAILURES as error:
@@ -617,13 +594,10 @@ def _write_AlterClientQuotasRequest_v1(request: AlterClientQuotasRequest, out: b
     field = ""
     try:
         field = "entries[]"
-        entries_items = request.entries
-        if entries_items is None:
-                raise EncodeError("field entries is null, which AlterClientQuotasRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entries_items), True)
-            for entries_item in entries_items:
-                _write_EntryData_v1(entries_item, out)
+        entries_items = _w.non_null(request.entries, "field entries is null, which AlterClientQuotasRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entries_items), True)
+        for entries_item in entries_items:
+            _write_EntryData_v1(entries_item, out)
         field = "validate_only"
         out += _pack_AlterClientQuotasRequest_validate_only(request.validate_only)
         field = "(tagged fields)"

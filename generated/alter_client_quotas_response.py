@@ -218,9 +218,7 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.entity_type)
+        _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 0 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_string(out, data.entity_name)
     except _w.ENCODE_FAILURES as error:
@@ -253,9 +251,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 1 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
@@ -308,13 +304,10 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
         field = "error_message"
         _w.write_string(out, data.error_message)
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), False)
-            for entity_item in entity_items:
-                _write_EntityData_v0(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), False)
+        for entity_item in entity_items:
+            _write_EntityData_v0(entity_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -363,13 +356,10 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, data.error_message)
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), True)
-            for entity_item in entity_items:
-                _write_EntityData_v1(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), True)
+        for entity_item in entity_items:
+            _write_EntityData_v1(entity_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -416,13 +406,10 @@ def _write_AlterClientQuotasResponse_v0(response: AlterClientQuotasResponse, out
         field = "throttle_time_ms"
         out += _pack_AlterClientQuotasResponse_throttle_time_ms(response.throttle_time_ms)
         field = "entries[]"
-        entries_items = response.entries
-        if entries_items is None:
-                raise EncodeError("field entries is null, which AlterClientQuotasResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entries_items), False)
-            for entries_item in entries_items:
-                _write_EntryData_v0(entries_item, out)
+        entries_items = _w.non_null(response.entries, "field entries is null, which AlterClientQuotasResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entries_items), False)
+        for entries_item in entries_items:
+            _write_EntryData_v0(entries_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -467,13 +454,10 @@ def _write_AlterClientQuotasResponse_v1(response: AlterClientQuotasResponse, out
         field = "throttle_time_ms"
         out += _pack_AlterClientQuotasResponse_throttle_time_ms(response.throttle_time_ms)
         field = "entries[]"
-        entries_items = response.entries
-        if entries_items is None:
-                raise EncodeError("field entries is null, which AlterClientQuotasResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entries_items), True)
-            for entries_item in entries_items:
-                _write_EntryData_v1(entries_item, out)
+        entries_items = _w.non_null(response.entries, "field entries is null, which AlterClientQuotasResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entries_items), True)
+        for entries_item in entries_items:
+            _write_EntryData_v1(entries_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -187,9 +187,7 @@ def _write_AlterConfigsResourceResponse_v0_1(response: AlterConfigsResourceRespo
         field = "resource_type"
         out += _pack_AlterConfigsResourceResponse_resource_type(response.resource_type)
         field = "resource_name"
-        if response.resource_name is None:
-            raise EncodeError("field resource_name is null, which AlterConfigsResourceResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.resource_name)
+        _w.write_string(out, _w.non_null(response.resource_name, "field resource_name is null, which AlterConfigsResourceResponse versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -232,9 +230,7 @@ def _write_AlterConfigsResourceResponse_v2(response: AlterConfigsResourceRespons
         field = "resource_type"
         out += _pack_AlterConfigsResourceResponse_resource_type(response.resource_type)
         field = "resource_name"
-        if response.resource_name is None:
-            raise EncodeError("field resource_name is null, which AlterConfigsResourceResponse version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, response.resource_name)
+        _w.write_compact_string(out, _w.non_null(response.resource_name, "field resource_name is null, which AlterConfigsResourceResponse version 2 does not allow (never nullable)"))
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -281,13 +277,10 @@ def _write_AlterConfigsResponse_v0_1(response: AlterConfigsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_AlterConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which AlterConfigsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), False)
-            for responses_item in responses_items:
-                _write_AlterConfigsResourceResponse_v0_1(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which AlterConfigsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(responses_items), False)
+        for responses_item in responses_items:
+            _write_AlterConfigsResourceResponse_v0_1(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -332,13 +325,10 @@ def _write_AlterConfigsResponse_v2(response: AlterConfigsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_AlterConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which AlterConfigsResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_AlterConfigsResourceResponse_v2(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which AlterConfigsResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_AlterConfigsResourceResponse_v2(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -285,17 +285,12 @@ def _write_ReassignableTopic_v0_1(topic: ReassignableTopic, out: bytearray) -> N
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which ReassignableTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_ReassignablePartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_ReassignablePartition_v0_1(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -348,13 +343,10 @@ def _write_AlterPartitionReassignmentsRequest_v0(request: AlterPartitionReassign
         field = "timeout_ms"
         out += _pack_AlterPartitionReassignmentsRequest_timeout_ms(request.timeout_ms)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionReassignmentsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ReassignableTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionReassignmentsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ReassignableTopic_v0_1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -404,13 +396,10 @@ def _write_AlterPartitionReassignmentsRequest_v1(request: AlterPartitionReassign
         field = "timeout_ms, allow_replication_factor_change"
         out += _pack_AlterPartitionReassignmentsRequest_timeout_ms_allow_replication_factor_change(request.timeout_ms, request.allow_replication_factor_change)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionReassignmentsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ReassignableTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionReassignmentsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ReassignableTopic_v0_1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

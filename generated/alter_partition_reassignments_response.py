@@ -296,17 +296,12 @@ def _write_ReassignableTopicResponse_v0_1(response: ReassignableTopicResponse, o
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, response.name)
+        _w.write_compact_string(out, _w.non_null(response.name, "field name is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_ReassignablePartitionResponse_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_ReassignablePartitionResponse_v0_1(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -361,13 +356,10 @@ def _write_AlterPartitionReassignmentsResponse_v0(response: AlterPartitionReassi
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which AlterPartitionReassignmentsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_ReassignableTopicResponse_v0_1(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which AlterPartitionReassignmentsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_ReassignableTopicResponse_v0_1(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -421,13 +413,10 @@ def _write_AlterPartitionReassignmentsResponse_v1(response: AlterPartitionReassi
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which AlterPartitionReassignmentsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_ReassignableTopicResponse_v0_1(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which AlterPartitionReassignmentsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_ReassignableTopicResponse_v0_1(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

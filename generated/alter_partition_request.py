@@ -374,12 +374,9 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, leader_epoch"
         out += _pack_PartitionData_partition_index_leader_epoch(data.partition_index, data.leader_epoch)
         field = "new_isr"
-        new_isr_items = data.new_isr
-        if new_isr_items is None:
-                raise EncodeError("field new_isr is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(new_isr_items), True)
-            _w.write_fixed_array(out, new_isr_items, "i")
+        new_isr_items = _w.non_null(data.new_isr, "field new_isr is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(new_isr_items), True)
+        _w.write_fixed_array(out, new_isr_items, "i")
         field = "partition_epoch"
         out += _pack_PartitionData_partition_epoch(data.partition_epoch)
         field = "(tagged fields)"
@@ -429,12 +426,9 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, leader_epoch"
         out += _pack_PartitionData_partition_index_leader_epoch(data.partition_index, data.leader_epoch)
         field = "new_isr"
-        new_isr_items = data.new_isr
-        if new_isr_items is None:
-                raise EncodeError("field new_isr is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(new_isr_items), True)
-            _w.write_fixed_array(out, new_isr_items, "i")
+        new_isr_items = _w.non_null(data.new_isr, "field new_isr is null, which PartitionData versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(new_isr_items), True)
+        _w.write_fixed_array(out, new_isr_items, "i")
         field = "leader_recovery_state, partition_epoch"
         out += _pack_PartitionData_leader_recovery_state_partition_epoch(data.leader_recovery_state, data.partition_epoch)
         field = "(tagged fields)"
@@ -503,13 +497,10 @@ def _write_PartitionData_v3(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, leader_epoch"
         out += _pack_PartitionData_partition_index_leader_epoch(data.partition_index, data.leader_epoch)
         field = "new_isr_with_epochs[]"
-        new_isr_with_epochs_items = data.new_isr_with_epochs
-        if new_isr_with_epochs_items is None:
-                raise EncodeError("field new_isr_with_epochs is null, which PartitionData version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(new_isr_with_epochs_items), True)
-            for new_isr_with_epochs_item in new_isr_with_epochs_items:
-                _write_BrokerState_v3(new_isr_with_epochs_item, out)
+        new_isr_with_epochs_items = _w.non_null(data.new_isr_with_epochs, "field new_isr_with_epochs is null, which PartitionData version 3 does not allow (never nullable)")
+        _w.write_count(out, len(new_isr_with_epochs_items), True)
+        for new_isr_with_epochs_item in new_isr_with_epochs_items:
+            _write_BrokerState_v3(new_isr_with_epochs_item, out)
         field = "leader_recovery_state, partition_epoch"
         out += _pack_PartitionData_leader_recovery_state_partition_epoch(data.leader_recovery_state, data.partition_epoch)
         field = "(tagged fields)"
@@ -559,17 +550,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -617,17 +603,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -677,13 +658,10 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -733,13 +711,10 @@ def _write_TopicData_v3(data: TopicData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v3(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 3 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v3(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -789,13 +764,10 @@ def _write_AlterPartitionRequest_v0(request: AlterPartitionRequest, out: bytearr
         field = "broker_id, broker_epoch"
         out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -845,13 +817,10 @@ def _write_AlterPartitionRequest_v1(request: AlterPartitionRequest, out: bytearr
         field = "broker_id, broker_epoch"
         out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -901,13 +870,10 @@ def _write_AlterPartitionRequest_v2(request: AlterPartitionRequest, out: bytearr
         field = "broker_id, broker_epoch"
         out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -957,13 +923,10 @@ def _write_AlterPartitionRequest_v3(request: AlterPartitionRequest, out: bytearr
         field = "broker_id, broker_epoch"
         out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v3(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -282,12 +282,9 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, error_code, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.error_code, data.leader_id, data.leader_epoch)
         field = "isr"
-        isr_items = data.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(data.isr, "field isr is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_PartitionData_partition_epoch(data.partition_epoch)
         field = "(tagged fields)"
@@ -335,12 +332,9 @@ def _write_PartitionData_v1_3(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, error_code, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.error_code, data.leader_id, data.leader_epoch)
         field = "isr"
-        isr_items = data.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which PartitionData versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(data.isr, "field isr is null, which PartitionData versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "leader_recovery_state, partition_epoch"
         out += _pack_PartitionData_leader_recovery_state_partition_epoch(data.leader_recovery_state, data.partition_epoch)
         field = "(tagged fields)"
@@ -390,17 +384,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -448,17 +437,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_3(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -508,13 +492,10 @@ def _write_TopicData_v2_3(data: TopicData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_3(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -564,13 +545,10 @@ def _write_AlterPartitionResponse_v0(response: AlterPartitionResponse, out: byte
         field = "throttle_time_ms, error_code"
         out += _pack_AlterPartitionResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -620,13 +598,10 @@ def _write_AlterPartitionResponse_v1(response: AlterPartitionResponse, out: byte
         field = "throttle_time_ms, error_code"
         out += _pack_AlterPartitionResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -676,13 +651,10 @@ def _write_AlterPartitionResponse_v2_3(response: AlterPartitionResponse, out: by
         field = "throttle_time_ms, error_code"
         out += _pack_AlterPartitionResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v2_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v2_3(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

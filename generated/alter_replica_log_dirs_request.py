@@ -201,16 +201,11 @@ def _write_AlterReplicaLogDirTopic_v0_1(topic: AlterReplicaLogDirTopic, out: byt
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -245,16 +240,11 @@ def _write_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic, out: bytea
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -298,17 +288,12 @@ def _write_AlterReplicaLogDir_v0_1(alter_replica_log_dir: AlterReplicaLogDir, ou
     field = ""
     try:
         field = "path"
-        if alter_replica_log_dir.path is None:
-            raise EncodeError("field path is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, alter_replica_log_dir.path)
+        _w.write_string(out, _w.non_null(alter_replica_log_dir.path, "field path is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)"))
         field = "topics[]"
-        topics_items = alter_replica_log_dir.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_AlterReplicaLogDirTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(alter_replica_log_dir.topics, "field topics is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_AlterReplicaLogDirTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -350,17 +335,12 @@ def _write_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir, out:
     field = ""
     try:
         field = "path"
-        if alter_replica_log_dir.path is None:
-            raise EncodeError("field path is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, alter_replica_log_dir.path)
+        _w.write_compact_string(out, _w.non_null(alter_replica_log_dir.path, "field path is null, which AlterReplicaLogDir version 2 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = alter_replica_log_dir.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_AlterReplicaLogDirTopic_v2(topics_item, out)
+        topics_items = _w.non_null(alter_replica_log_dir.topics, "field topics is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_AlterReplicaLogDirTopic_v2(topics_item, out)
         field = "(tagged fields)"
         if alter_replica_log_dir.unknown_tagged_fields:
             _w.write_tagged(out, [], alter_replica_log_dir.unknown_tagged_fields)
@@ -402,13 +382,10 @@ def _write_AlterReplicaLogDirsRequest_v0_1(request: AlterReplicaLogDirsRequest, 
     field = ""
     try:
         field = "dirs[]"
-        dirs_items = request.dirs
-        if dirs_items is None:
-                raise EncodeError("field dirs is null, which AlterReplicaLogDirsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(dirs_items), False)
-            for dirs_item in dirs_items:
-                _write_AlterReplicaLogDir_v0_1(dirs_item, out)
+        dirs_items = _w.non_null(request.dirs, "field dirs is null, which AlterReplicaLogDirsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(dirs_items), False)
+        for dirs_item in dirs_items:
+            _write_AlterReplicaLogDir_v0_1(dirs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -448,13 +425,10 @@ def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, ou
     field = ""
     try:
         field = "dirs[]"
-        dirs_items = request.dirs
-        if dirs_items is None:
-                raise EncodeError("field dirs is null, which AlterReplicaLogDirsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(dirs_items), True)
-            for dirs_item in dirs_items:
-                _write_AlterReplicaLogDir_v2(dirs_item, out)
+        dirs_items = _w.non_null(request.dirs, "field dirs is null, which AlterReplicaLogDirsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(dirs_items), True)
+        for dirs_item in dirs_items:
+            _write_AlterReplicaLogDir_v2(dirs_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -299,17 +299,12 @@ def _write_AlterReplicaLogDirTopicResult_v0_1(result: AlterReplicaLogDirTopicRes
     field = ""
     try:
         field = "topic_name"
-        if result.topic_name is None:
-            raise EncodeError("field topic_name is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.topic_name)
+        _w.write_string(out, _w.non_null(result.topic_name, "field topic_name is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_AlterReplicaLogDirPartitionResult_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_AlterReplicaLogDirPartitionResult_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -363,17 +358,12 @@ def _write_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResul
     field = ""
     try:
         field = "topic_name"
-        if result.topic_name is None:
-            raise EncodeError("field topic_name is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, result.topic_name)
+        _w.write_compact_string(out, _w.non_null(result.topic_name, "field topic_name is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_AlterReplicaLogDirPartitionResult_v2(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_AlterReplicaLogDirPartitionResult_v2(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -420,13 +410,10 @@ def _write_AlterReplicaLogDirsResponse_v0_1(response: AlterReplicaLogDirsRespons
         field = "throttle_time_ms"
         out += _pack_AlterReplicaLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which AlterReplicaLogDirsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_AlterReplicaLogDirTopicResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which AlterReplicaLogDirsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_AlterReplicaLogDirTopicResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -471,13 +458,10 @@ def _write_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse,
         field = "throttle_time_ms"
         out += _pack_AlterReplicaLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which AlterReplicaLogDirsResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_AlterReplicaLogDirTopicResult_v2(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which AlterReplicaLogDirsResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_AlterReplicaLogDirTopicResult_v2(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -298,19 +298,14 @@ def _write_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsR
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_AlterShareGroupOffsetsResponsePartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_AlterShareGroupOffsetsResponsePartition_v0(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -364,13 +359,10 @@ def _write_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsRes
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which AlterShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_AlterShareGroupOffsetsResponseTopic_v0(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which AlterShareGroupOffsetsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_AlterShareGroupOffsetsResponseTopic_v0(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

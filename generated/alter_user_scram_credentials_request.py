@@ -238,9 +238,7 @@ def _write_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion, out: by
     field = ""
     try:
         field = "name"
-        if deletion.name is None:
-            raise EncodeError("field name is null, which ScramCredentialDeletion version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, deletion.name)
+        _w.write_compact_string(out, _w.non_null(deletion.name, "field name is null, which ScramCredentialDeletion version 0 does not allow (never nullable)"))
         field = "mechanism"
         out += _pack_ScramCredentialDeletion_mechanism(deletion.mechanism)
         field = "(tagged fields)"
@@ -283,19 +281,13 @@ def _write_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion, out:
     field = ""
     try:
         field = "name"
-        if upsertion.name is None:
-            raise EncodeError("field name is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, upsertion.name)
+        _w.write_compact_string(out, _w.non_null(upsertion.name, "field name is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)"))
         field = "mechanism, iterations"
         out += _pack_ScramCredentialUpsertion_mechanism_iterations(upsertion.mechanism, upsertion.iterations)
         field = "salt"
-        if upsertion.salt is None:
-            raise EncodeError("field salt is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, upsertion.salt)
+        _w.write_compact_bytes(out, _w.non_null(upsertion.salt, "field salt is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)"))
         field = "salted_password"
-        if upsertion.salted_password is None:
-            raise EncodeError("field salted_password is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, upsertion.salted_password)
+        _w.write_compact_bytes(out, _w.non_null(upsertion.salted_password, "field salted_password is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if upsertion.unknown_tagged_fields:
             _w.write_tagged(out, [], upsertion.unknown_tagged_fields)
@@ -353,21 +345,15 @@ def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredential
     field = ""
     try:
         field = "deletions[]"
-        deletions_items = request.deletions
-        if deletions_items is None:
-                raise EncodeError("field deletions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(deletions_items), True)
-            for deletions_item in deletions_items:
-                _write_ScramCredentialDeletion_v0(deletions_item, out)
+        deletions_items = _w.non_null(request.deletions, "field deletions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(deletions_items), True)
+        for deletions_item in deletions_items:
+            _write_ScramCredentialDeletion_v0(deletions_item, out)
         field = "upsertions[]"
-        upsertions_items = request.upsertions
-        if upsertions_items is None:
-                raise EncodeError("field upsertions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(upsertions_items), True)
-            for upsertions_item in upsertions_items:
-                _write_ScramCredentialUpsertion_v0(upsertions_item, out)
+        upsertions_items = _w.non_null(request.upsertions, "field upsertions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(upsertions_items), True)
+        for upsertions_item in upsertions_items:
+            _write_ScramCredentialUpsertion_v0(upsertions_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -173,9 +173,7 @@ def _write_AlterUserScramCredentialsResult_v0(result: AlterUserScramCredentialsR
     field = ""
     try:
         field = "user"
-        if result.user is None:
-            raise EncodeError("field user is null, which AlterUserScramCredentialsResult version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, result.user)
+        _w.write_compact_string(out, _w.non_null(result.user, "field user is null, which AlterUserScramCredentialsResult version 0 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_AlterUserScramCredentialsResult_error_code(result.error_code)
         field = "error_message"
@@ -229,13 +227,10 @@ def _write_AlterUserScramCredentialsResponse_v0(response: AlterUserScramCredenti
         field = "throttle_time_ms"
         out += _pack_AlterUserScramCredentialsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which AlterUserScramCredentialsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_AlterUserScramCredentialsResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which AlterUserScramCredentialsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_AlterUserScramCredentialsResult_v0(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -331,13 +331,10 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -386,13 +383,10 @@ def _write_DirectoryData_v0(data: DirectoryData, out: bytearray) -> None:
         field = "id"
         out += _w.uuid_bytes(data.id)
         field = "topics[]"
-        topics_items = data.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DirectoryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(data.topics, "field topics is null, which DirectoryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -442,13 +436,10 @@ def _write_AssignReplicasToDirsRequest_v0(request: AssignReplicasToDirsRequest, 
         field = "broker_id, broker_epoch"
         out += _pack_AssignReplicasToDirsRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "directories[]"
-        directories_items = request.directories
-        if directories_items is None:
-                raise EncodeError("field directories is null, which AssignReplicasToDirsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(directories_items), True)
-            for directories_item in directories_items:
-                _write_DirectoryData_v0(directories_item, out)
+        directories_items = _w.non_null(request.directories, "field directories is null, which AssignReplicasToDirsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(directories_items), True)
+        for directories_item in directories_items:
+            _write_DirectoryData_v0(directories_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -337,13 +337,10 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -392,13 +389,10 @@ def _write_DirectoryData_v0(data: DirectoryData, out: bytearray) -> None:
         field = "id"
         out += _w.uuid_bytes(data.id)
         field = "topics[]"
-        topics_items = data.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DirectoryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(data.topics, "field topics is null, which DirectoryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -448,13 +442,10 @@ def _write_AssignReplicasToDirsResponse_v0(response: AssignReplicasToDirsRespons
         field = "throttle_time_ms, error_code"
         out += _pack_AssignReplicasToDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "directories[]"
-        directories_items = response.directories
-        if directories_items is None:
-                raise EncodeError("field directories is null, which AssignReplicasToDirsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(directories_items), True)
-            for directories_item in directories_items:
-                _write_DirectoryData_v0(directories_item, out)
+        directories_items = _w.non_null(response.directories, "field directories is null, which AssignReplicasToDirsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(directories_items), True)
+        for directories_item in directories_items:
+            _write_DirectoryData_v0(directories_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -391,17 +391,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.topic_name)
+        _w.write_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -443,17 +438,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -492,13 +482,9 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if endpoint.name is None:
-            raise EncodeError("field name is null, which LeaderEndpoint version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.name)
+        _w.write_compact_string(out, _w.non_null(endpoint.name, "field name is null, which LeaderEndpoint version 1 does not allow (never nullable)"))
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which LeaderEndpoint version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which LeaderEndpoint version 1 does not allow (never nullable)"))
         field = "port"
         out += _pack_LeaderEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -547,13 +533,10 @@ def _write_BeginQuorumEpochRequest_v0(request: BeginQuorumEpochRequest, out: byt
         field = "cluster_id"
         _w.write_string(out, request.cluster_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which BeginQuorumEpochRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which BeginQuorumEpochRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -615,21 +598,15 @@ def _write_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest, out: byt
         field = "voter_id"
         out += _pack_BeginQuorumEpochRequest_voter_id(request.voter_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "leader_endpoints[]"
-        leader_endpoints_items = request.leader_endpoints
-        if leader_endpoints_items is None:
-                raise EncodeError("field leader_endpoints is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(leader_endpoints_items), True)
-            for leader_endpoints_item in leader_endpoints_items:
-                _write_LeaderEndpoint_v1(leader_endpoints_item, out)
+        leader_endpoints_items = _w.non_null(request.leader_endpoints, "field leader_endpoints is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(leader_endpoints_items), True)
+        for leader_endpoints_item in leader_endpoints_items:
+            _write_LeaderEndpoint_v1(leader_endpoints_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

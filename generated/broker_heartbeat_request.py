@@ -229,13 +229,10 @@ def _write_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest, out: bytea
         if (request.offline_log_dirs is None or len(request.offline_log_dirs) != 0):
             payload = bytearray()
             field = "offline_log_dirs"
-            offline_log_dirs_items = request.offline_log_dirs
-            if offline_log_dirs_items is None:
-                    raise EncodeError("field offline_log_dirs is null, which BrokerHeartbeatRequest version 1 does not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(offline_log_dirs_items), True)
-                for offline_log_dirs_item in offline_log_dirs_items:
-                    payload += _w.uuid_bytes(offline_log_dirs_item)
+            offline_log_dirs_items = _w.non_null(request.offline_log_dirs, "field offline_log_dirs is null, which BrokerHeartbeatRequest version 1 does not allow (never nullable)")
+            _w.write_count(payload, len(offline_log_dirs_items), True)
+            for offline_log_dirs_item in offline_log_dirs_items:
+                payload += _w.uuid_bytes(offline_log_dirs_item)
             tagged.append((0, payload))
         if tagged or request.unknown_tagged_fields:
             _w.write_tagged(out, tagged, request.unknown_tagged_fields)
@@ -326,13 +323,10 @@ def _write_BrokerHeartbeatRequest_v2(request: BrokerHeartbeatRequest, out: bytea
         if (request.offline_log_dirs is None or len(request.offline_log_dirs) != 0):
             payload = bytearray()
             field = "offline_log_dirs"
-            offline_log_dirs_items = request.offline_log_dirs
-            if offline_log_dirs_items is None:
-                    raise EncodeError("field offline_log_dirs is null, which BrokerHeartbeatRequest version 2 does not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(offline_log_dirs_items), True)
-                for offline_log_dirs_item in offline_log_dirs_items:
-                    payload += _w.uuid_bytes(offline_log_dirs_item)
+            offline_log_dirs_items = _w.non_null(request.offline_log_dirs, "field offline_log_dirs is null, which BrokerHeartbeatRequest version 2 does not allow (never nullable)")
+            _w.write_count(payload, len(offline_log_dirs_items), True)
+            for offline_log_dirs_item in offline_log_dirs_items:
+                payload += _w.uuid_bytes(offline_log_dirs_item)
             tagged.append((0, payload))
         if request.cordoned_log_dirs is not None:
             payload = bytearray()

@@ -306,13 +306,9 @@ def _write_Listener_v0_5(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener versions 0-5 do not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener versions 0-5 do not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener versions 0-5 do not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener versions 0-5 do not allow (never nullable)"))
         field = "port, security_protocol"
         out += _pack_Listener_port_security_protocol(listener.port, listener.security_protocol)
         field = "(tagged fields)"
@@ -351,9 +347,7 @@ def _write_Feature_v0_5(feature: Feature, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if feature.name is None:
-            raise EncodeError("field name is null, which Feature versions 0-5 do not allow (never nullable)")
-        _w.write_compact_string(out, feature.name)
+        _w.write_compact_string(out, _w.non_null(feature.name, "field name is null, which Feature versions 0-5 do not allow (never nullable)"))
         field = "min_supported_version, max_supported_version"
         out += _pack_Feature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
@@ -430,27 +424,19 @@ def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out:
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "(tagged fields)"
@@ -527,27 +513,19 @@ def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out:
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
@@ -639,39 +617,28 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
         out += _pack_BrokerRegistrationRequest_is_migrating_zk_broker(request.is_migrating_zk_broker)
         field = "log_dirs"
-        log_dirs_items = request.log_dirs
-        if log_dirs_items is None:
-                raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(log_dirs_items), True)
-            for log_dirs_item in log_dirs_items:
-                out += _w.uuid_bytes(log_dirs_item)
+        log_dirs_items = _w.non_null(request.log_dirs, "field log_dirs is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(log_dirs_items), True)
+        for log_dirs_item in log_dirs_items:
+            out += _w.uuid_bytes(log_dirs_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -761,39 +728,28 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
         out += _pack_BrokerRegistrationRequest_is_migrating_zk_broker(request.is_migrating_zk_broker)
         field = "log_dirs"
-        log_dirs_items = request.log_dirs
-        if log_dirs_items is None:
-                raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(log_dirs_items), True)
-            for log_dirs_item in log_dirs_items:
-                out += _w.uuid_bytes(log_dirs_item)
+        log_dirs_items = _w.non_null(request.log_dirs, "field log_dirs is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(log_dirs_items), True)
+        for log_dirs_item in log_dirs_items:
+            out += _w.uuid_bytes(log_dirs_item)
         field = "previous_broker_epoch"
         out += _pack_BrokerRegistrationRequest_previous_broker_epoch(request.previous_broker_epoch)
         field = "(tagged fields)"
@@ -916,39 +872,28 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
         out += _pack_BrokerRegistrationRequest_is_migrating_zk_broker(request.is_migrating_zk_broker)
         field = "log_dirs"
-        log_dirs_items = request.log_dirs
-        if log_dirs_items is None:
-                raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(log_dirs_items), True)
-            for log_dirs_item in log_dirs_items:
-                out += _w.uuid_bytes(log_dirs_item)
+        log_dirs_items = _w.non_null(request.log_dirs, "field log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(log_dirs_items), True)
+        for log_dirs_item in log_dirs_items:
+            out += _w.uuid_bytes(log_dirs_item)
         field = "previous_broker_epoch"
         out += _pack_BrokerRegistrationRequest_previous_broker_epoch(request.previous_broker_epoch)
         field = "(tagged fields)"
@@ -956,13 +901,10 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         if (request.cordoned_log_dirs is None or len(request.cordoned_log_dirs) != 0):
             payload = bytearray()
             field = "cordoned_log_dirs"
-            cordoned_log_dirs_items = request.cordoned_log_dirs
-            if cordoned_log_dirs_items is None:
-                    raise EncodeError("field cordoned_log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(cordoned_log_dirs_items), True)
-                for cordoned_log_dirs_item in cordoned_log_dirs_items:
-                    payload += _w.uuid_bytes(cordoned_log_dirs_item)
+            cordoned_log_dirs_items = _w.non_null(request.cordoned_log_dirs, "field cordoned_log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
+            _w.write_count(payload, len(cordoned_log_dirs_items), True)
+            for cordoned_log_dirs_item in cordoned_log_dirs_items:
+                payload += _w.uuid_bytes(cordoned_log_dirs_item)
             tagged.append((0, payload))
         if tagged or request.unknown_tagged_fields:
             _w.write_tagged(out, tagged, request.unknown_tagged_fields)

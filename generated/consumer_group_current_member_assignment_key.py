@@ -100,13 +100,9 @@ def _write_ConsumerGroupCurrentMemberAssignmentKey_v0(key: ConsumerGroupCurrentM
     field = ""
     try:
         field = "group_id"
-        if key.group_id is None:
-            raise EncodeError("field group_id is null, which ConsumerGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group_id)
+        _w.write_string(out, _w.non_null(key.group_id, "field group_id is null, which ConsumerGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)"))
         field = "member_id"
-        if key.member_id is None:
-            raise EncodeError("field member_id is null, which ConsumerGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.member_id)
+        _w.write_string(out, _w.non_null(key.member_id, "field member_id is null, which ConsumerGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 

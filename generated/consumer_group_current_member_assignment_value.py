@@ -224,12 +224,9 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
         field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (partitions.assignment_epochs is None or len(partitions.assignment_epochs) != 0):
@@ -303,21 +300,15 @@ def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurr
         field = "member_epoch, previous_member_epoch, state"
         out += _pack_ConsumerGroupCurrentMemberAssignmentValue_member_epoch_to_state(value.member_epoch, value.previous_member_epoch, value.state)
         field = "assigned_partitions[]"
-        assigned_partitions_items = value.assigned_partitions
-        if assigned_partitions_items is None:
-                raise EncodeError("field assigned_partitions is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assigned_partitions_items), True)
-            for assigned_partitions_item in assigned_partitions_items:
-                _write_TopicPartitions_v0(assigned_partitions_item, out)
+        assigned_partitions_items = _w.non_null(value.assigned_partitions, "field assigned_partitions is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(assigned_partitions_items), True)
+        for assigned_partitions_item in assigned_partitions_items:
+            _write_TopicPartitions_v0(assigned_partitions_item, out)
         field = "partitions_pending_revocation[]"
-        partitions_pending_revocation_items = value.partitions_pending_revocation
-        if partitions_pending_revocation_items is None:
-                raise EncodeError("field partitions_pending_revocation is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_pending_revocation_items), True)
-            for partitions_pending_revocation_item in partitions_pending_revocation_items:
-                _write_TopicPartitions_v0(partitions_pending_revocation_item, out)
+        partitions_pending_revocation_items = _w.non_null(value.partitions_pending_revocation, "field partitions_pending_revocation is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_pending_revocation_items), True)
+        for partitions_pending_revocation_item in partitions_pending_revocation_items:
+            _write_TopicPartitions_v0(partitions_pending_revocation_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)

@@ -121,15 +121,12 @@ def _write_ConsumerGroupDescribeRequest_v0_1(request: ConsumerGroupDescribeReque
     field = ""
     try:
         field = "group_ids"
-        group_ids_items = request.group_ids
-        if group_ids_items is None:
-                raise EncodeError("field group_ids is null, which ConsumerGroupDescribeRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(group_ids_items), True)
-            for group_ids_item in group_ids_items:
-                if group_ids_item is None:
-                    raise EncodeError("null element in array group_ids")
-                _w.write_compact_string(out, group_ids_item)
+        group_ids_items = _w.non_null(request.group_ids, "field group_ids is null, which ConsumerGroupDescribeRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(group_ids_items), True)
+        for group_ids_item in group_ids_items:
+            if group_ids_item is None:
+                raise EncodeError("null element in array group_ids")
+            _w.write_compact_string(out, group_ids_item)
         field = "include_authorized_operations"
         out += _pack_ConsumerGroupDescribeRequest_include_authorized_operations(request.include_authorized_operations)
         field = "(tagged fields)"

@@ -231,12 +231,9 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -313,13 +310,9 @@ def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReque
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_ConsumerGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "instance_id"
@@ -423,13 +416,9 @@ def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatReque
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_ConsumerGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "instance_id"

@@ -252,12 +252,9 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -302,13 +299,10 @@ def _write_Assignment_v0_1(assignment: Assignment, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_partitions[]"
-        topic_partitions_items = assignment.topic_partitions
-        if topic_partitions_items is None:
-                raise EncodeError("field topic_partitions is null, which Assignment versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_partitions_items), True)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v0_1(topic_partitions_item, out)
+        topic_partitions_items = _w.non_null(assignment.topic_partitions, "field topic_partitions is null, which Assignment versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topic_partitions_items), True)
+        for topic_partitions_item in topic_partitions_items:
+            _write_TopicPartitions_v0_1(topic_partitions_item, out)
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)

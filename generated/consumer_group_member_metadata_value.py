@@ -263,13 +263,9 @@ def _write_ClassicProtocol_v0(protocol: ClassicProtocol, out: bytearray) -> None
     field = ""
     try:
         field = "name"
-        if protocol.name is None:
-            raise EncodeError("field name is null, which ClassicProtocol version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, protocol.name)
+        _w.write_compact_string(out, _w.non_null(protocol.name, "field name is null, which ClassicProtocol version 0 does not allow (never nullable)"))
         field = "metadata"
-        if protocol.metadata is None:
-            raise EncodeError("field metadata is null, which ClassicProtocol version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, protocol.metadata)
+        _w.write_compact_bytes(out, _w.non_null(protocol.metadata, "field metadata is null, which ClassicProtocol version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if protocol.unknown_tagged_fields:
             _w.write_tagged(out, [], protocol.unknown_tagged_fields)
@@ -319,13 +315,10 @@ def _write_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata, out: bytear
         field = "session_timeout_ms"
         out += _pack_ClassicMemberMetadata_session_timeout_ms(metadata.session_timeout_ms)
         field = "supported_protocols[]"
-        supported_protocols_items = metadata.supported_protocols
-        if supported_protocols_items is None:
-                raise EncodeError("field supported_protocols is null, which ClassicMemberMetadata version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(supported_protocols_items), True)
-            for supported_protocols_item in supported_protocols_items:
-                _write_ClassicProtocol_v0(supported_protocols_item, out)
+        supported_protocols_items = _w.non_null(metadata.supported_protocols, "field supported_protocols is null, which ClassicMemberMetadata version 0 does not allow (never nullable)")
+        _w.write_count(out, len(supported_protocols_items), True)
+        for supported_protocols_item in supported_protocols_items:
+            _write_ClassicProtocol_v0(supported_protocols_item, out)
         field = "(tagged fields)"
         if metadata.unknown_tagged_fields:
             _w.write_tagged(out, [], metadata.unknown_tagged_fields)
@@ -415,23 +408,16 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
         field = "rack_id"
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
-        if value.client_id is None:
-            raise EncodeError("field client_id is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_id)
+        _w.write_compact_string(out, _w.non_null(value.client_id, "field client_id is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "client_host"
-        if value.client_host is None:
-            raise EncodeError("field client_host is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_host)
+        _w.write_compact_string(out, _w.non_null(value.client_host, "field client_host is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "subscribed_topic_names"
-        subscribed_topic_names_items = value.subscribed_topic_names
-        if subscribed_topic_names_items is None:
-                raise EncodeError("field subscribed_topic_names is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(subscribed_topic_names_items), True)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
+        subscribed_topic_names_items = _w.non_null(value.subscribed_topic_names, "field subscribed_topic_names is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(subscribed_topic_names_items), True)
+        for subscribed_topic_names_item in subscribed_topic_names_items:
+            if subscribed_topic_names_item is None:
+                raise EncodeError("null element in array subscribed_topic_names")
+            _w.write_compact_string(out, subscribed_topic_names_item)
         field = "subscribed_topic_regex"
         _w.write_compact_string(out, value.subscribed_topic_regex)
         field = "rebalance_timeout_ms"

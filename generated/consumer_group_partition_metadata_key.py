@@ -91,9 +91,7 @@ def _write_ConsumerGroupPartitionMetadataKey_v0(key: ConsumerGroupPartitionMetad
     field = ""
     try:
         field = "group_id"
-        if key.group_id is None:
-            raise EncodeError("field group_id is null, which ConsumerGroupPartitionMetadataKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group_id)
+        _w.write_string(out, _w.non_null(key.group_id, "field group_id is null, which ConsumerGroupPartitionMetadataKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 

@@ -238,15 +238,12 @@ def _write_PartitionMetadata_v0(metadata: PartitionMetadata, out: bytearray) -> 
         field = "partition"
         out += _pack_PartitionMetadata_partition(metadata.partition)
         field = "racks"
-        racks_items = metadata.racks
-        if racks_items is None:
-                raise EncodeError("field racks is null, which PartitionMetadata version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(racks_items), True)
-            for racks_item in racks_items:
-                if racks_item is None:
-                    raise EncodeError("null element in array racks")
-                _w.write_compact_string(out, racks_item)
+        racks_items = _w.non_null(metadata.racks, "field racks is null, which PartitionMetadata version 0 does not allow (never nullable)")
+        _w.write_count(out, len(racks_items), True)
+        for racks_item in racks_items:
+            if racks_item is None:
+                raise EncodeError("null element in array racks")
+            _w.write_compact_string(out, racks_item)
         field = "(tagged fields)"
         if metadata.unknown_tagged_fields:
             _w.write_tagged(out, [], metadata.unknown_tagged_fields)
@@ -300,19 +297,14 @@ def _write_TopicMetadata_v0(metadata: TopicMetadata, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(metadata.topic_id)
         field = "topic_name"
-        if metadata.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicMetadata version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, metadata.topic_name)
+        _w.write_compact_string(out, _w.non_null(metadata.topic_name, "field topic_name is null, which TopicMetadata version 0 does not allow (never nullable)"))
         field = "num_partitions"
         out += _pack_TopicMetadata_num_partitions(metadata.num_partitions)
         field = "partition_metadata[]"
-        partition_metadata_items = metadata.partition_metadata
-        if partition_metadata_items is None:
-                raise EncodeError("field partition_metadata is null, which TopicMetadata version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_metadata_items), True)
-            for partition_metadata_item in partition_metadata_items:
-                _write_PartitionMetadata_v0(partition_metadata_item, out)
+        partition_metadata_items = _w.non_null(metadata.partition_metadata, "field partition_metadata is null, which TopicMetadata version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_metadata_items), True)
+        for partition_metadata_item in partition_metadata_items:
+            _write_PartitionMetadata_v0(partition_metadata_item, out)
         field = "(tagged fields)"
         if metadata.unknown_tagged_fields:
             _w.write_tagged(out, [], metadata.unknown_tagged_fields)
@@ -357,13 +349,10 @@ def _write_ConsumerGroupPartitionMetadataValue_v0(value: ConsumerGroupPartitionM
     field = ""
     try:
         field = "topics[]"
-        topics_items = value.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerGroupPartitionMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicMetadata_v0(topics_item, out)
+        topics_items = _w.non_null(value.topics, "field topics is null, which ConsumerGroupPartitionMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicMetadata_v0(topics_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)

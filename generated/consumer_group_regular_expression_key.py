@@ -101,13 +101,9 @@ def _write_ConsumerGroupRegularExpressionKey_v0(key: ConsumerGroupRegularExpress
     field = ""
     try:
         field = "group_id"
-        if key.group_id is None:
-            raise EncodeError("field group_id is null, which ConsumerGroupRegularExpressionKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group_id)
+        _w.write_string(out, _w.non_null(key.group_id, "field group_id is null, which ConsumerGroupRegularExpressionKey version 0 does not allow (never nullable)"))
         field = "regular_expression"
-        if key.regular_expression is None:
-            raise EncodeError("field regular_expression is null, which ConsumerGroupRegularExpressionKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.regular_expression)
+        _w.write_string(out, _w.non_null(key.regular_expression, "field regular_expression is null, which ConsumerGroupRegularExpressionKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 

@@ -127,15 +127,12 @@ def _write_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExp
     field = ""
     try:
         field = "topics"
-        topics_items = value.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerGroupRegularExpressionValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_compact_string(out, topics_item)
+        topics_items = _w.non_null(value.topics, "field topics is null, which ConsumerGroupRegularExpressionValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_compact_string(out, topics_item)
         field = "version, timestamp"
         out += _pack_ConsumerGroupRegularExpressionValue_version_timestamp(value.version, value.timestamp)
         field = "(tagged fields)"

@@ -156,16 +156,11 @@ def _write_TopicPartition_v0_3(partition: TopicPartition, out: bytearray) -> Non
     field = ""
     try:
         field = "topic"
-        if partition.topic is None:
-            raise EncodeError("field topic is null, which TopicPartition versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, partition.topic)
+        _w.write_string(out, _w.non_null(partition.topic, "field topic is null, which TopicPartition versions 0-3 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partition.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartition versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -204,13 +199,10 @@ def _write_ConsumerProtocolAssignment_v0_3(assignment: ConsumerProtocolAssignmen
     field = ""
     try:
         field = "assigned_partitions[]"
-        assigned_partitions_items = assignment.assigned_partitions
-        if assigned_partitions_items is None:
-                raise EncodeError("field assigned_partitions is null, which ConsumerProtocolAssignment versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assigned_partitions_items), False)
-            for assigned_partitions_item in assigned_partitions_items:
-                _write_TopicPartition_v0_3(assigned_partitions_item, out)
+        assigned_partitions_items = _w.non_null(assignment.assigned_partitions, "field assigned_partitions is null, which ConsumerProtocolAssignment versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(assigned_partitions_items), False)
+        for assigned_partitions_item in assigned_partitions_items:
+            _write_TopicPartition_v0_3(assigned_partitions_item, out)
         field = "user_data"
         _w.write_bytes(out, assignment.user_data)
     except _w.ENCODE_FAILURES as error:

@@ -182,16 +182,11 @@ def _write_TopicPartition_v1_3(partition: TopicPartition, out: bytearray) -> Non
     field = ""
     try:
         field = "topic"
-        if partition.topic is None:
-            raise EncodeError("field topic is null, which TopicPartition versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, partition.topic)
+        _w.write_string(out, _w.non_null(partition.topic, "field topic is null, which TopicPartition versions 1-3 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partition.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartition versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -232,15 +227,12 @@ def _write_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscri
     field = ""
     try:
         field = "topics"
-        topics_items = subscription.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_string(out, topics_item)
+        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_string(out, topics_item)
         field = "user_data"
         _w.write_bytes(out, subscription.user_data)
     except _w.ENCODE_FAILURES as error:
@@ -296,25 +288,19 @@ def _write_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscri
     field = ""
     try:
         field = "topics"
-        topics_items = subscription.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_string(out, topics_item)
+        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_string(out, topics_item)
         field = "user_data"
         _w.write_bytes(out, subscription.user_data)
         field = "owned_partitions[]"
-        owned_partitions_items = subscription.owned_partitions
-        if owned_partitions_items is None:
-                raise EncodeError("field owned_partitions is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(owned_partitions_items), False)
-            for owned_partitions_item in owned_partitions_items:
-                _write_TopicPartition_v1_3(owned_partitions_item, out)
+        owned_partitions_items = _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
+        _w.write_count(out, len(owned_partitions_items), False)
+        for owned_partitions_item in owned_partitions_items:
+            _write_TopicPartition_v1_3(owned_partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -370,25 +356,19 @@ def _write_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscri
     field = ""
     try:
         field = "topics"
-        topics_items = subscription.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_string(out, topics_item)
+        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_string(out, topics_item)
         field = "user_data"
         _w.write_bytes(out, subscription.user_data)
         field = "owned_partitions[]"
-        owned_partitions_items = subscription.owned_partitions
-        if owned_partitions_items is None:
-                raise EncodeError("field owned_partitions is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(owned_partitions_items), False)
-            for owned_partitions_item in owned_partitions_items:
-                _write_TopicPartition_v1_3(owned_partitions_item, out)
+        owned_partitions_items = _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
+        _w.write_count(out, len(owned_partitions_items), False)
+        for owned_partitions_item in owned_partitions_items:
+            _write_TopicPartition_v1_3(owned_partitions_item, out)
         field = "generation_id"
         out += _pack_ConsumerProtocolSubscription_generation_id(subscription.generation_id)
     except _w.ENCODE_FAILURES as error:
@@ -447,25 +427,19 @@ def _write_ConsumerProtocolSubscription_v3(subscription: ConsumerProtocolSubscri
     field = ""
     try:
         field = "topics"
-        topics_items = subscription.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_string(out, topics_item)
+        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_string(out, topics_item)
         field = "user_data"
         _w.write_bytes(out, subscription.user_data)
         field = "owned_partitions[]"
-        owned_partitions_items = subscription.owned_partitions
-        if owned_partitions_items is None:
-                raise EncodeError("field owned_partitions is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(owned_partitions_items), False)
-            for owned_partitions_item in owned_partitions_items:
-                _write_TopicPartition_v1_3(owned_partitions_item, out)
+        owned_partitions_items = _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
+        _w.write_count(out, len(owned_partitions_items), False)
+        for owned_partitions_item in owned_partitions_items:
+            _write_TopicPartition_v1_3(owned_partitions_item, out)
         field = "generation_id"
         out += _pack_ConsumerProtocolSubscription_generation_id(subscription.generation_id)
         field = "rack_id"

@@ -160,9 +160,7 @@ def _write_RemainingPartition_v0_2(partition: RemainingPartition, out: bytearray
     field = ""
     try:
         field = "topic_name"
-        if partition.topic_name is None:
-            raise EncodeError("field topic_name is null, which RemainingPartition versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, partition.topic_name)
+        _w.write_string(out, _w.non_null(partition.topic_name, "field topic_name is null, which RemainingPartition versions 0-2 do not allow (never nullable)"))
         field = "partition_index"
         out += _pack_RemainingPartition_partition_index(partition.partition_index)
     except _w.ENCODE_FAILURES as error:
@@ -196,9 +194,7 @@ def _write_RemainingPartition_v3(partition: RemainingPartition, out: bytearray) 
     field = ""
     try:
         field = "topic_name"
-        if partition.topic_name is None:
-            raise EncodeError("field topic_name is null, which RemainingPartition version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, partition.topic_name)
+        _w.write_compact_string(out, _w.non_null(partition.topic_name, "field topic_name is null, which RemainingPartition version 3 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_RemainingPartition_partition_index(partition.partition_index)
         field = "(tagged fields)"
@@ -247,13 +243,10 @@ def _write_ControlledShutdownResponse_v0_2(response: ControlledShutdownResponse,
         field = "error_code"
         out += _pack_ControlledShutdownResponse_error_code(response.error_code)
         field = "remaining_partitions[]"
-        remaining_partitions_items = response.remaining_partitions
-        if remaining_partitions_items is None:
-                raise EncodeError("field remaining_partitions is null, which ControlledShutdownResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(remaining_partitions_items), False)
-            for remaining_partitions_item in remaining_partitions_items:
-                _write_RemainingPartition_v0_2(remaining_partitions_item, out)
+        remaining_partitions_items = _w.non_null(response.remaining_partitions, "field remaining_partitions is null, which ControlledShutdownResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(remaining_partitions_items), False)
+        for remaining_partitions_item in remaining_partitions_items:
+            _write_RemainingPartition_v0_2(remaining_partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -298,13 +291,10 @@ def _write_ControlledShutdownResponse_v3(response: ControlledShutdownResponse, o
         field = "error_code"
         out += _pack_ControlledShutdownResponse_error_code(response.error_code)
         field = "remaining_partitions[]"
-        remaining_partitions_items = response.remaining_partitions
-        if remaining_partitions_items is None:
-                raise EncodeError("field remaining_partitions is null, which ControlledShutdownResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(remaining_partitions_items), True)
-            for remaining_partitions_item in remaining_partitions_items:
-                _write_RemainingPartition_v3(remaining_partitions_item, out)
+        remaining_partitions_items = _w.non_null(response.remaining_partitions, "field remaining_partitions is null, which ControlledShutdownResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(remaining_partitions_items), True)
+        for remaining_partitions_item in remaining_partitions_items:
+            _write_RemainingPartition_v3(remaining_partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

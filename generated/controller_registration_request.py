@@ -268,13 +268,9 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener version 0 does not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener version 0 does not allow (never nullable)"))
         field = "port, security_protocol"
         out += _pack_Listener_port_security_protocol(listener.port, listener.security_protocol)
         field = "(tagged fields)"
@@ -313,9 +309,7 @@ def _write_Feature_v0(feature: Feature, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if feature.name is None:
-            raise EncodeError("field name is null, which Feature version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, feature.name)
+        _w.write_compact_string(out, _w.non_null(feature.name, "field name is null, which Feature version 0 does not allow (never nullable)"))
         field = "min_supported_version, max_supported_version"
         out += _pack_Feature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
@@ -389,21 +383,15 @@ def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationReque
         field = "zk_migration_ready"
         out += _pack_ControllerRegistrationRequest_zk_migration_ready(request.zk_migration_ready)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0(features_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

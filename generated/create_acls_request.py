@@ -204,17 +204,11 @@ def _write_AclCreation_v0(creation: AclCreation, out: bytearray) -> None:
         field = "resource_type"
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
-        if creation.resource_name is None:
-            raise EncodeError("field resource_name is null, which AclCreation version 0 does not allow (never nullable)")
-        _w.write_string(out, creation.resource_name)
+        _w.write_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation version 0 does not allow (never nullable)"))
         field = "principal"
-        if creation.principal is None:
-            raise EncodeError("field principal is null, which AclCreation version 0 does not allow (never nullable)")
-        _w.write_string(out, creation.principal)
+        _w.write_string(out, _w.non_null(creation.principal, "field principal is null, which AclCreation version 0 does not allow (never nullable)"))
         field = "host"
-        if creation.host is None:
-            raise EncodeError("field host is null, which AclCreation version 0 does not allow (never nullable)")
-        _w.write_string(out, creation.host)
+        _w.write_string(out, _w.non_null(creation.host, "field host is null, which AclCreation version 0 does not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
     except _w.ENCODE_FAILURES as error:
@@ -257,19 +251,13 @@ def _write_AclCreation_v1(creation: AclCreation, out: bytearray) -> None:
         field = "resource_type"
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
-        if creation.resource_name is None:
-            raise EncodeError("field resource_name is null, which AclCreation version 1 does not allow (never nullable)")
-        _w.write_string(out, creation.resource_name)
+        _w.write_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation version 1 does not allow (never nullable)"))
         field = "resource_pattern_type"
         out += _pack_AclCreation_resource_pattern_type(creation.resource_pattern_type)
         field = "principal"
-        if creation.principal is None:
-            raise EncodeError("field principal is null, which AclCreation version 1 does not allow (never nullable)")
-        _w.write_string(out, creation.principal)
+        _w.write_string(out, _w.non_null(creation.principal, "field principal is null, which AclCreation version 1 does not allow (never nullable)"))
         field = "host"
-        if creation.host is None:
-            raise EncodeError("field host is null, which AclCreation version 1 does not allow (never nullable)")
-        _w.write_string(out, creation.host)
+        _w.write_string(out, _w.non_null(creation.host, "field host is null, which AclCreation version 1 does not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
     except _w.ENCODE_FAILURES as error:
@@ -315,19 +303,13 @@ def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray) -> None:
         field = "resource_type"
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
-        if creation.resource_name is None:
-            raise EncodeError("field resource_name is null, which AclCreation versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, creation.resource_name)
+        _w.write_compact_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation versions 2-3 do not allow (never nullable)"))
         field = "resource_pattern_type"
         out += _pack_AclCreation_resource_pattern_type(creation.resource_pattern_type)
         field = "principal"
-        if creation.principal is None:
-            raise EncodeError("field principal is null, which AclCreation versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, creation.principal)
+        _w.write_compact_string(out, _w.non_null(creation.principal, "field principal is null, which AclCreation versions 2-3 do not allow (never nullable)"))
         field = "host"
-        if creation.host is None:
-            raise EncodeError("field host is null, which AclCreation versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, creation.host)
+        _w.write_compact_string(out, _w.non_null(creation.host, "field host is null, which AclCreation versions 2-3 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
         field = "(tagged fields)"
@@ -371,13 +353,10 @@ def _write_CreateAclsRequest_v0(request: CreateAclsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "creations[]"
-        creations_items = request.creations
-        if creations_items is None:
-                raise EncodeError("field creations is null, which CreateAclsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(creations_items), False)
-            for creations_item in creations_items:
-                _write_AclCreation_v0(creations_item, out)
+        creations_items = _w.non_null(request.creations, "field creations is null, which CreateAclsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(creations_items), False)
+        for creations_item in creations_items:
+            _write_AclCreation_v0(creations_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -414,13 +393,10 @@ def _write_CreateAclsRequest_v1(request: CreateAclsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "creations[]"
-        creations_items = request.creations
-        if creations_items is None:
-                raise EncodeError("field creations is null, which CreateAclsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(creations_items), False)
-            for creations_item in creations_items:
-                _write_AclCreation_v1(creations_item, out)
+        creations_items = _w.non_null(request.creations, "field creations is null, which CreateAclsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(creations_items), False)
+        for creations_item in creations_items:
+            _write_AclCreation_v1(creations_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -460,13 +436,10 @@ def _write_CreateAclsRequest_v2_3(request: CreateAclsRequest, out: bytearray) ->
     field = ""
     try:
         field = "creations[]"
-        creations_items = request.creations
-        if creations_items is None:
-                raise EncodeError("field creations is null, which CreateAclsRequest versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(creations_items), True)
-            for creations_item in creations_items:
-                _write_AclCreation_v2_3(creations_item, out)
+        creations_items = _w.non_null(request.creations, "field creations is null, which CreateAclsRequest versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(creations_items), True)
+        for creations_item in creations_items:
+            _write_AclCreation_v2_3(creations_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -242,13 +242,10 @@ def _write_CreateAclsResponse_v0_1(response: CreateAclsResponse, out: bytearray)
         field = "throttle_time_ms"
         out += _pack_CreateAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which CreateAclsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_AclCreationResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which CreateAclsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_AclCreationResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -293,13 +290,10 @@ def _write_CreateAclsResponse_v2_3(response: CreateAclsResponse, out: bytearray)
         field = "throttle_time_ms"
         out += _pack_CreateAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which CreateAclsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_AclCreationResult_v2_3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which CreateAclsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_AclCreationResult_v2_3(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -174,13 +174,9 @@ def _write_CreatableRenewers_v0_1(renewers: CreatableRenewers, out: bytearray) -
     field = ""
     try:
         field = "principal_type"
-        if renewers.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreatableRenewers versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, renewers.principal_type)
+        _w.write_string(out, _w.non_null(renewers.principal_type, "field principal_type is null, which CreatableRenewers versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if renewers.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreatableRenewers versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, renewers.principal_name)
+        _w.write_string(out, _w.non_null(renewers.principal_name, "field principal_name is null, which CreatableRenewers versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -211,13 +207,9 @@ def _write_CreatableRenewers_v2_3(renewers: CreatableRenewers, out: bytearray) -
     field = ""
     try:
         field = "principal_type"
-        if renewers.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreatableRenewers versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, renewers.principal_type)
+        _w.write_compact_string(out, _w.non_null(renewers.principal_type, "field principal_type is null, which CreatableRenewers versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
-        if renewers.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreatableRenewers versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, renewers.principal_name)
+        _w.write_compact_string(out, _w.non_null(renewers.principal_name, "field principal_name is null, which CreatableRenewers versions 2-3 do not allow (never nullable)"))
         field = "(tagged fields)"
         if renewers.unknown_tagged_fields:
             _w.write_tagged(out, [], renewers.unknown_tagged_fields)
@@ -268,13 +260,10 @@ def _write_CreateDelegationTokenRequest_v0_1(request: CreateDelegationTokenReque
     field = ""
     try:
         field = "renewers[]"
-        renewers_items = request.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which CreateDelegationTokenRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), False)
-            for renewers_item in renewers_items:
-                _write_CreatableRenewers_v0_1(renewers_item, out)
+        renewers_items = _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), False)
+        for renewers_item in renewers_items:
+            _write_CreatableRenewers_v0_1(renewers_item, out)
         field = "max_lifetime_ms"
         out += _pack_CreateDelegationTokenRequest_max_lifetime_ms(request.max_lifetime_ms)
     except _w.ENCODE_FAILURES as error:
@@ -325,13 +314,10 @@ def _write_CreateDelegationTokenRequest_v2(request: CreateDelegationTokenRequest
     field = ""
     try:
         field = "renewers[]"
-        renewers_items = request.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which CreateDelegationTokenRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), True)
-            for renewers_item in renewers_items:
-                _write_CreatableRenewers_v2_3(renewers_item, out)
+        renewers_items = _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), True)
+        for renewers_item in renewers_items:
+            _write_CreatableRenewers_v2_3(renewers_item, out)
         field = "max_lifetime_ms"
         out += _pack_CreateDelegationTokenRequest_max_lifetime_ms(request.max_lifetime_ms)
         field = "(tagged fields)"
@@ -389,13 +375,10 @@ def _write_CreateDelegationTokenRequest_v3(request: CreateDelegationTokenRequest
         field = "owner_principal_name"
         _w.write_compact_string(out, request.owner_principal_name)
         field = "renewers[]"
-        renewers_items = request.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which CreateDelegationTokenRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), True)
-            for renewers_item in renewers_items:
-                _write_CreatableRenewers_v2_3(renewers_item, out)
+        renewers_items = _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), True)
+        for renewers_item in renewers_items:
+            _write_CreatableRenewers_v2_3(renewers_item, out)
         field = "max_lifetime_ms"
         out += _pack_CreateDelegationTokenRequest_max_lifetime_ms(request.max_lifetime_ms)
         field = "(tagged fields)"

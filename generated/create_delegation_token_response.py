@@ -194,23 +194,15 @@ def _write_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenRes
         field = "error_code"
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
-        if response.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.principal_type)
+        _w.write_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if response.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.principal_name)
+        _w.write_string(out, _w.non_null(response.principal_name, "field principal_name is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)"))
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
-        if response.token_id is None:
-            raise EncodeError("field token_id is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.token_id)
+        _w.write_string(out, _w.non_null(response.token_id, "field token_id is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)"))
         field = "hmac"
-        if response.hmac is None:
-            raise EncodeError("field hmac is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        _w.write_bytes(out, response.hmac)
+        _w.write_bytes(out, _w.non_null(response.hmac, "field hmac is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)"))
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
@@ -264,23 +256,15 @@ def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespo
         field = "error_code"
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
-        if response.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, response.principal_type)
+        _w.write_compact_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
         field = "principal_name"
-        if response.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, response.principal_name)
+        _w.write_compact_string(out, _w.non_null(response.principal_name, "field principal_name is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
-        if response.token_id is None:
-            raise EncodeError("field token_id is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, response.token_id)
+        _w.write_compact_string(out, _w.non_null(response.token_id, "field token_id is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
         field = "hmac"
-        if response.hmac is None:
-            raise EncodeError("field hmac is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.hmac)
+        _w.write_compact_bytes(out, _w.non_null(response.hmac, "field hmac is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -337,31 +321,19 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
         field = "error_code"
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
-        if response.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.principal_type)
+        _w.write_compact_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "principal_name"
-        if response.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.principal_name)
+        _w.write_compact_string(out, _w.non_null(response.principal_name, "field principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "token_requester_principal_type"
-        if response.token_requester_principal_type is None:
-            raise EncodeError("field token_requester_principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.token_requester_principal_type)
+        _w.write_compact_string(out, _w.non_null(response.token_requester_principal_type, "field token_requester_principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "token_requester_principal_name"
-        if response.token_requester_principal_name is None:
-            raise EncodeError("field token_requester_principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.token_requester_principal_name)
+        _w.write_compact_string(out, _w.non_null(response.token_requester_principal_name, "field token_requester_principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
-        if response.token_id is None:
-            raise EncodeError("field token_id is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.token_id)
+        _w.write_compact_string(out, _w.non_null(response.token_id, "field token_id is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "hmac"
-        if response.hmac is None:
-            raise EncodeError("field hmac is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.hmac)
+        _w.write_compact_bytes(out, _w.non_null(response.hmac, "field hmac is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"

@@ -223,12 +223,9 @@ def _write_CreatePartitionsAssignment_v0_1(assignment: CreatePartitionsAssignmen
     field = ""
     try:
         field = "broker_ids"
-        broker_ids_items = assignment.broker_ids
-        if broker_ids_items is None:
-                raise EncodeError("field broker_ids is null, which CreatePartitionsAssignment versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(broker_ids_items), False)
-            _w.write_fixed_array(out, broker_ids_items, "i")
+        broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatePartitionsAssignment versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(broker_ids_items), False)
+        _w.write_fixed_array(out, broker_ids_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -261,12 +258,9 @@ def _write_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignmen
     field = ""
     try:
         field = "broker_ids"
-        broker_ids_items = assignment.broker_ids
-        if broker_ids_items is None:
-                raise EncodeError("field broker_ids is null, which CreatePartitionsAssignment versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(broker_ids_items), True)
-            _w.write_fixed_array(out, broker_ids_items, "i")
+        broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatePartitionsAssignment versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(broker_ids_items), True)
+        _w.write_fixed_array(out, broker_ids_items, "i")
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -313,9 +307,7 @@ def _write_CreatePartitionsTopic_v0_1(topic: CreatePartitionsTopic, out: bytearr
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which CreatePartitionsTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which CreatePartitionsTopic versions 0-1 do not allow (never nullable)"))
         field = "count"
         out += _pack_CreatePartitionsTopic_count(topic.count)
         field = "assignments[]"
@@ -370,9 +362,7 @@ def _write_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic, out: bytearr
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which CreatePartitionsTopic versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which CreatePartitionsTopic versions 2-3 do not allow (never nullable)"))
         field = "count"
         out += _pack_CreatePartitionsTopic_count(topic.count)
         field = "assignments[]"
@@ -427,13 +417,10 @@ def _write_CreatePartitionsRequest_v0_1(request: CreatePartitionsRequest, out: b
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreatePartitionsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatePartitionsTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreatePartitionsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatePartitionsTopic_v0_1(topics_item, out)
         field = "timeout_ms, validate_only"
         out += _pack_CreatePartitionsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
     except _w.ENCODE_FAILURES as error:
@@ -478,13 +465,10 @@ def _write_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest, out: b
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreatePartitionsRequest versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_CreatePartitionsTopic_v2_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreatePartitionsRequest versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_CreatePartitionsTopic_v2_3(topics_item, out)
         field = "timeout_ms, validate_only"
         out += _pack_CreatePartitionsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
         field = "(tagged fields)"

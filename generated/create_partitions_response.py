@@ -169,9 +169,7 @@ def _write_CreatePartitionsTopicResult_v0_1(result: CreatePartitionsTopicResult,
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatePartitionsTopicResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatePartitionsTopicResult versions 0-1 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatePartitionsTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -209,9 +207,7 @@ def _write_CreatePartitionsTopicResult_v2_3(result: CreatePartitionsTopicResult,
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatePartitionsTopicResult versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatePartitionsTopicResult versions 2-3 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatePartitionsTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -262,13 +258,10 @@ def _write_CreatePartitionsResponse_v0_1(response: CreatePartitionsResponse, out
         field = "throttle_time_ms"
         out += _pack_CreatePartitionsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which CreatePartitionsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_CreatePartitionsTopicResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which CreatePartitionsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_CreatePartitionsTopicResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -313,13 +306,10 @@ def _write_CreatePartitionsResponse_v2_3(response: CreatePartitionsResponse, out
         field = "throttle_time_ms"
         out += _pack_CreatePartitionsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which CreatePartitionsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_CreatePartitionsTopicResult_v2_3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which CreatePartitionsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_CreatePartitionsTopicResult_v2_3(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -302,12 +302,9 @@ def _write_CreatableReplicaAssignment_v0_4(assignment: CreatableReplicaAssignmen
         field = "partition_index"
         out += _pack_CreatableReplicaAssignment_partition_index(assignment.partition_index)
         field = "broker_ids"
-        broker_ids_items = assignment.broker_ids
-        if broker_ids_items is None:
-                raise EncodeError("field broker_ids is null, which CreatableReplicaAssignment versions 0-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(broker_ids_items), False)
-            _w.write_fixed_array(out, broker_ids_items, "i")
+        broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatableReplicaAssignment versions 0-4 do not allow (never nullable)")
+        _w.write_count(out, len(broker_ids_items), False)
+        _w.write_fixed_array(out, broker_ids_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -345,12 +342,9 @@ def _write_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignmen
         field = "partition_index"
         out += _pack_CreatableReplicaAssignment_partition_index(assignment.partition_index)
         field = "broker_ids"
-        broker_ids_items = assignment.broker_ids
-        if broker_ids_items is None:
-                raise EncodeError("field broker_ids is null, which CreatableReplicaAssignment versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(broker_ids_items), True)
-            _w.write_fixed_array(out, broker_ids_items, "i")
+        broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatableReplicaAssignment versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(broker_ids_items), True)
+        _w.write_fixed_array(out, broker_ids_items, "i")
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -383,9 +377,7 @@ def _write_CreatableTopicConfig_v0_4(config: CreatableTopicConfig, out: bytearra
     field = ""
     try:
         field = "name"
-        if config.name is None:
-            raise EncodeError("field name is null, which CreatableTopicConfig versions 0-4 do not allow (never nullable)")
-        _w.write_string(out, config.name)
+        _w.write_string(out, _w.non_null(config.name, "field name is null, which CreatableTopicConfig versions 0-4 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, config.value)
     except _w.ENCODE_FAILURES as error:
@@ -418,9 +410,7 @@ def _write_CreatableTopicConfig_v5_7(config: CreatableTopicConfig, out: bytearra
     field = ""
     try:
         field = "name"
-        if config.name is None:
-            raise EncodeError("field name is null, which CreatableTopicConfig versions 5-7 do not allow (never nullable)")
-        _w.write_compact_string(out, config.name)
+        _w.write_compact_string(out, _w.non_null(config.name, "field name is null, which CreatableTopicConfig versions 5-7 do not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, config.value)
         field = "(tagged fields)"
@@ -482,27 +472,19 @@ def _write_CreatableTopic_v0_4(topic: CreatableTopic, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which CreatableTopic versions 0-4 do not allow (never nullable)"))
         field = "num_partitions, replication_factor"
         out += _pack_CreatableTopic_num_partitions_replication_factor(topic.num_partitions, topic.replication_factor)
         field = "assignments[]"
-        assignments_items = topic.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), False)
-            for assignments_item in assignments_items:
-                _write_CreatableReplicaAssignment_v0_4(assignments_item, out)
+        assignments_items = _w.non_null(topic.assignments, "field assignments is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), False)
+        for assignments_item in assignments_items:
+            _write_CreatableReplicaAssignment_v0_4(assignments_item, out)
         field = "configs[]"
-        configs_items = topic.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_CreatableTopicConfig_v0_4(configs_item, out)
+        configs_items = _w.non_null(topic.configs, "field configs is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_CreatableTopicConfig_v0_4(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -560,27 +542,19 @@ def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which CreatableTopic versions 5-7 do not allow (never nullable)"))
         field = "num_partitions, replication_factor"
         out += _pack_CreatableTopic_num_partitions_replication_factor(topic.num_partitions, topic.replication_factor)
         field = "assignments[]"
-        assignments_items = topic.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), True)
-            for assignments_item in assignments_items:
-                _write_CreatableReplicaAssignment_v5_7(assignments_item, out)
+        assignments_items = _w.non_null(topic.assignments, "field assignments is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), True)
+        for assignments_item in assignments_items:
+            _write_CreatableReplicaAssignment_v5_7(assignments_item, out)
         field = "configs[]"
-        configs_items = topic.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), True)
-            for configs_item in configs_items:
-                _write_CreatableTopicConfig_v5_7(configs_item, out)
+        configs_items = _w.non_null(topic.configs, "field configs is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(configs_items), True)
+        for configs_item in configs_items:
+            _write_CreatableTopicConfig_v5_7(configs_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -628,13 +602,10 @@ def _write_CreateTopicsRequest_v0(request: CreateTopicsRequest, out: bytearray) 
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopic_v0_4(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopic_v0_4(topics_item, out)
         field = "timeout_ms"
         out += _pack_CreateTopicsRequest_timeout_ms(request.timeout_ms)
     except _w.ENCODE_FAILURES as error:
@@ -676,13 +647,10 @@ def _write_CreateTopicsRequest_v1_4(request: CreateTopicsRequest, out: bytearray
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsRequest versions 1-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopic_v0_4(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest versions 1-4 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopic_v0_4(topics_item, out)
         field = "timeout_ms, validate_only"
         out += _pack_CreateTopicsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
     except _w.ENCODE_FAILURES as error:
@@ -727,13 +695,10 @@ def _write_CreateTopicsRequest_v5_7(request: CreateTopicsRequest, out: bytearray
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsRequest versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_CreatableTopic_v5_7(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_CreatableTopic_v5_7(topics_item, out)
         field = "timeout_ms, validate_only"
         out += _pack_CreateTopicsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
         field = "(tagged fields)"

@@ -292,9 +292,7 @@ def _write_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs, out: bytea
     field = ""
     try:
         field = "name"
-        if configs.name is None:
-            raise EncodeError("field name is null, which CreatableTopicConfigs versions 5-7 do not allow (never nullable)")
-        _w.write_compact_string(out, configs.name)
+        _w.write_compact_string(out, _w.non_null(configs.name, "field name is null, which CreatableTopicConfigs versions 5-7 do not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, configs.value)
         field = "read_only, config_source, is_sensitive"
@@ -337,9 +335,7 @@ def _write_CreatableTopicResult_v0(result: CreatableTopicResult, out: bytearray)
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatableTopicResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult version 0 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
     except _w.ENCODE_FAILURES as error:
@@ -376,9 +372,7 @@ def _write_CreatableTopicResult_v1_4(result: CreatableTopicResult, out: bytearra
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatableTopicResult versions 1-4 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult versions 1-4 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -457,9 +451,7 @@ def _write_CreatableTopicResult_v5_6(result: CreatableTopicResult, out: bytearra
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatableTopicResult versions 5-6 do not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult versions 5-6 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -560,9 +552,7 @@ def _write_CreatableTopicResult_v7(result: CreatableTopicResult, out: bytearray)
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatableTopicResult version 7 does not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult version 7 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "error_code"
@@ -627,13 +617,10 @@ def _write_CreateTopicsResponse_v0(response: CreateTopicsResponse, out: bytearra
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -671,13 +658,10 @@ def _write_CreateTopicsResponse_v1(response: CreateTopicsResponse, out: bytearra
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v1_4(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -719,13 +703,10 @@ def _write_CreateTopicsResponse_v2_4(response: CreateTopicsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse versions 2-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v1_4(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse versions 2-4 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -770,13 +751,10 @@ def _write_CreateTopicsResponse_v5_6(response: CreateTopicsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse versions 5-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v5_6(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse versions 5-6 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v5_6(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -826,13 +804,10 @@ def _write_CreateTopicsResponse_v7(response: CreateTopicsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v7(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse version 7 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v7(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -118,13 +118,9 @@ def _write_DefaultPrincipalData_v0(data: DefaultPrincipalData, out: bytearray) -
     field = ""
     try:
         field = "type"
-        if data.type is None:
-            raise EncodeError("field type is null, which DefaultPrincipalData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.type)
+        _w.write_compact_string(out, _w.non_null(data.type, "field type is null, which DefaultPrincipalData version 0 does not allow (never nullable)"))
         field = "name"
-        if data.name is None:
-            raise EncodeError("field name is null, which DefaultPrincipalData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.name)
+        _w.write_compact_string(out, _w.non_null(data.name, "field name is null, which DefaultPrincipalData version 0 does not allow (never nullable)"))
         field = "token_authenticated"
         out += _pack_DefaultPrincipalData_token_authenticated(data.token_authenticated)
         field = "(tagged fields)"

@@ -352,13 +352,10 @@ def _write_DeleteAclsRequest_v0(request: DeleteAclsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "filters[]"
-        filters_items = request.filters
-        if filters_items is None:
-                raise EncodeError("field filters is null, which DeleteAclsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filters_items), False)
-            for filters_item in filters_items:
-                _write_DeleteAclsFilter_v0(filters_item, out)
+        filters_items = _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(filters_items), False)
+        for filters_item in filters_items:
+            _write_DeleteAclsFilter_v0(filters_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -395,13 +392,10 @@ def _write_DeleteAclsRequest_v1(request: DeleteAclsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "filters[]"
-        filters_items = request.filters
-        if filters_items is None:
-                raise EncodeError("field filters is null, which DeleteAclsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filters_items), False)
-            for filters_item in filters_items:
-                _write_DeleteAclsFilter_v1(filters_item, out)
+        filters_items = _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(filters_items), False)
+        for filters_item in filters_items:
+            _write_DeleteAclsFilter_v1(filters_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -441,13 +435,10 @@ def _write_DeleteAclsRequest_v2_3(request: DeleteAclsRequest, out: bytearray) ->
     field = ""
     try:
         field = "filters[]"
-        filters_items = request.filters
-        if filters_items is None:
-                raise EncodeError("field filters is null, which DeleteAclsRequest versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filters_items), True)
-            for filters_item in filters_items:
-                _write_DeleteAclsFilter_v2_3(filters_item, out)
+        filters_items = _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(filters_items), True)
+        for filters_item in filters_items:
+            _write_DeleteAclsFilter_v2_3(filters_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -297,17 +297,11 @@ def _write_DeleteAclsMatchingAcl_v0(acl: DeleteAclsMatchingAcl, out: bytearray) 
         field = "resource_type"
         out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
         field = "resource_name"
-        if acl.resource_name is None:
-            raise EncodeError("field resource_name is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)")
-        _w.write_string(out, acl.resource_name)
+        _w.write_string(out, _w.non_null(acl.resource_name, "field resource_name is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)"))
         field = "principal"
-        if acl.principal is None:
-            raise EncodeError("field principal is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)")
-        _w.write_string(out, acl.principal)
+        _w.write_string(out, _w.non_null(acl.principal, "field principal is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)"))
         field = "host"
-        if acl.host is None:
-            raise EncodeError("field host is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)")
-        _w.write_string(out, acl.host)
+        _w.write_string(out, _w.non_null(acl.host, "field host is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
     except _w.ENCODE_FAILURES as error:
@@ -359,19 +353,13 @@ def _write_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl, out: bytearray) 
         field = "resource_type"
         out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
         field = "resource_name"
-        if acl.resource_name is None:
-            raise EncodeError("field resource_name is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)")
-        _w.write_string(out, acl.resource_name)
+        _w.write_string(out, _w.non_null(acl.resource_name, "field resource_name is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)"))
         field = "pattern_type"
         out += _pack_DeleteAclsMatchingAcl_pattern_type(acl.pattern_type)
         field = "principal"
-        if acl.principal is None:
-            raise EncodeError("field principal is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)")
-        _w.write_string(out, acl.principal)
+        _w.write_string(out, _w.non_null(acl.principal, "field principal is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)"))
         field = "host"
-        if acl.host is None:
-            raise EncodeError("field host is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)")
-        _w.write_string(out, acl.host)
+        _w.write_string(out, _w.non_null(acl.host, "field host is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
     except _w.ENCODE_FAILURES as error:
@@ -426,19 +414,13 @@ def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray
         field = "resource_type"
         out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
         field = "resource_name"
-        if acl.resource_name is None:
-            raise EncodeError("field resource_name is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, acl.resource_name)
+        _w.write_compact_string(out, _w.non_null(acl.resource_name, "field resource_name is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)"))
         field = "pattern_type"
         out += _pack_DeleteAclsMatchingAcl_pattern_type(acl.pattern_type)
         field = "principal"
-        if acl.principal is None:
-            raise EncodeError("field principal is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, acl.principal)
+        _w.write_compact_string(out, _w.non_null(acl.principal, "field principal is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)"))
         field = "host"
-        if acl.host is None:
-            raise EncodeError("field host is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, acl.host)
+        _w.write_compact_string(out, _w.non_null(acl.host, "field host is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
         field = "(tagged fields)"
@@ -491,13 +473,10 @@ def _write_DeleteAclsFilterResult_v0(result: DeleteAclsFilterResult, out: bytear
         field = "error_message"
         _w.write_string(out, result.error_message)
         field = "matching_acls[]"
-        matching_acls_items = result.matching_acls
-        if matching_acls_items is None:
-                raise EncodeError("field matching_acls is null, which DeleteAclsFilterResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(matching_acls_items), False)
-            for matching_acls_item in matching_acls_items:
-                _write_DeleteAclsMatchingAcl_v0(matching_acls_item, out)
+        matching_acls_items = _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(matching_acls_items), False)
+        for matching_acls_item in matching_acls_items:
+            _write_DeleteAclsMatchingAcl_v0(matching_acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -543,13 +522,10 @@ def _write_DeleteAclsFilterResult_v1(result: DeleteAclsFilterResult, out: bytear
         field = "error_message"
         _w.write_string(out, result.error_message)
         field = "matching_acls[]"
-        matching_acls_items = result.matching_acls
-        if matching_acls_items is None:
-                raise EncodeError("field matching_acls is null, which DeleteAclsFilterResult version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(matching_acls_items), False)
-            for matching_acls_item in matching_acls_items:
-                _write_DeleteAclsMatchingAcl_v1(matching_acls_item, out)
+        matching_acls_items = _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult version 1 does not allow (never nullable)")
+        _w.write_count(out, len(matching_acls_items), False)
+        for matching_acls_item in matching_acls_items:
+            _write_DeleteAclsMatchingAcl_v1(matching_acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -598,13 +574,10 @@ def _write_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult, out: byte
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "matching_acls[]"
-        matching_acls_items = result.matching_acls
-        if matching_acls_items is None:
-                raise EncodeError("field matching_acls is null, which DeleteAclsFilterResult versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(matching_acls_items), True)
-            for matching_acls_item in matching_acls_items:
-                _write_DeleteAclsMatchingAcl_v2_3(matching_acls_item, out)
+        matching_acls_items = _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(matching_acls_items), True)
+        for matching_acls_item in matching_acls_items:
+            _write_DeleteAclsMatchingAcl_v2_3(matching_acls_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -651,13 +624,10 @@ def _write_DeleteAclsResponse_v0(response: DeleteAclsResponse, out: bytearray) -
         field = "throttle_time_ms"
         out += _pack_DeleteAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "filter_results[]"
-        filter_results_items = response.filter_results
-        if filter_results_items is None:
-                raise EncodeError("field filter_results is null, which DeleteAclsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filter_results_items), False)
-            for filter_results_item in filter_results_items:
-                _write_DeleteAclsFilterResult_v0(filter_results_item, out)
+        filter_results_items = _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(filter_results_items), False)
+        for filter_results_item in filter_results_items:
+            _write_DeleteAclsFilterResult_v0(filter_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -699,13 +669,10 @@ def _write_DeleteAclsResponse_v1(response: DeleteAclsResponse, out: bytearray) -
         field = "throttle_time_ms"
         out += _pack_DeleteAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "filter_results[]"
-        filter_results_items = response.filter_results
-        if filter_results_items is None:
-                raise EncodeError("field filter_results is null, which DeleteAclsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filter_results_items), False)
-            for filter_results_item in filter_results_items:
-                _write_DeleteAclsFilterResult_v1(filter_results_item, out)
+        filter_results_items = _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(filter_results_items), False)
+        for filter_results_item in filter_results_items:
+            _write_DeleteAclsFilterResult_v1(filter_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -750,13 +717,10 @@ def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray)
         field = "throttle_time_ms"
         out += _pack_DeleteAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "filter_results[]"
-        filter_results_items = response.filter_results
-        if filter_results_items is None:
-                raise EncodeError("field filter_results is null, which DeleteAclsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filter_results_items), True)
-            for filter_results_item in filter_results_items:
-                _write_DeleteAclsFilterResult_v2_3(filter_results_item, out)
+        filter_results_items = _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(filter_results_items), True)
+        for filter_results_item in filter_results_items:
+            _write_DeleteAclsFilterResult_v2_3(filter_results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -102,15 +102,12 @@ def _write_DeleteGroupsRequest_v0_1(request: DeleteGroupsRequest, out: bytearray
     field = ""
     try:
         field = "groups_names"
-        groups_names_items = request.groups_names
-        if groups_names_items is None:
-                raise EncodeError("field groups_names is null, which DeleteGroupsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_names_items), False)
-            for groups_names_item in groups_names_items:
-                if groups_names_item is None:
-                    raise EncodeError("null element in array groups_names")
-                _w.write_string(out, groups_names_item)
+        groups_names_items = _w.non_null(request.groups_names, "field groups_names is null, which DeleteGroupsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(groups_names_items), False)
+        for groups_names_item in groups_names_items:
+            if groups_names_item is None:
+                raise EncodeError("null element in array groups_names")
+            _w.write_string(out, groups_names_item)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -150,15 +147,12 @@ def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray) 
     field = ""
     try:
         field = "groups_names"
-        groups_names_items = request.groups_names
-        if groups_names_items is None:
-                raise EncodeError("field groups_names is null, which DeleteGroupsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_names_items), True)
-            for groups_names_item in groups_names_items:
-                if groups_names_item is None:
-                    raise EncodeError("null element in array groups_names")
-                _w.write_compact_string(out, groups_names_item)
+        groups_names_items = _w.non_null(request.groups_names, "field groups_names is null, which DeleteGroupsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(groups_names_items), True)
+        for groups_names_item in groups_names_items:
+            if groups_names_item is None:
+                raise EncodeError("null element in array groups_names")
+            _w.write_compact_string(out, groups_names_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -160,9 +160,7 @@ def _write_DeletableGroupResult_v0_1(result: DeletableGroupResult, out: bytearra
     field = ""
     try:
         field = "group_id"
-        if result.group_id is None:
-            raise EncodeError("field group_id is null, which DeletableGroupResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.group_id)
+        _w.write_string(out, _w.non_null(result.group_id, "field group_id is null, which DeletableGroupResult versions 0-1 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_DeletableGroupResult_error_code(result.error_code)
     except _w.ENCODE_FAILURES as error:
@@ -196,9 +194,7 @@ def _write_DeletableGroupResult_v2(result: DeletableGroupResult, out: bytearray)
     field = ""
     try:
         field = "group_id"
-        if result.group_id is None:
-            raise EncodeError("field group_id is null, which DeletableGroupResult version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, result.group_id)
+        _w.write_compact_string(out, _w.non_null(result.group_id, "field group_id is null, which DeletableGroupResult version 2 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_DeletableGroupResult_error_code(result.error_code)
         field = "(tagged fields)"
@@ -247,13 +243,10 @@ def _write_DeleteGroupsResponse_v0_1(response: DeleteGroupsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_DeleteGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DeleteGroupsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DeletableGroupResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DeleteGroupsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DeletableGroupResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -298,13 +291,10 @@ def _write_DeleteGroupsResponse_v2(response: DeleteGroupsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_DeleteGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DeleteGroupsResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DeletableGroupResult_v2(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DeleteGroupsResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DeletableGroupResult_v2(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

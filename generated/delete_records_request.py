@@ -300,17 +300,12 @@ def _write_DeleteRecordsTopic_v0_1(topic: DeleteRecordsTopic, out: bytearray) ->
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_DeleteRecordsPartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_DeleteRecordsPartition_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -364,17 +359,12 @@ def _write_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic, out: bytearray) -> N
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which DeleteRecordsTopic version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which DeleteRecordsTopic version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DeleteRecordsTopic version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DeleteRecordsPartition_v2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DeleteRecordsTopic version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DeleteRecordsPartition_v2(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -419,13 +409,10 @@ def _write_DeleteRecordsRequest_v0_1(request: DeleteRecordsRequest, out: bytearr
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteRecordsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_DeleteRecordsTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteRecordsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_DeleteRecordsTopic_v0_1(topics_item, out)
         field = "timeout_ms"
         out += _pack_DeleteRecordsRequest_timeout_ms(request.timeout_ms)
     except _w.ENCODE_FAILURES as error:
@@ -470,13 +457,10 @@ def _write_DeleteRecordsRequest_v2(request: DeleteRecordsRequest, out: bytearray
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteRecordsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DeleteRecordsTopic_v2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteRecordsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DeleteRecordsTopic_v2(topics_item, out)
         field = "timeout_ms"
         out += _pack_DeleteRecordsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"

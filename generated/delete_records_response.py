@@ -306,17 +306,12 @@ def _write_DeleteRecordsTopicResult_v0_1(result: DeleteRecordsTopicResult, out: 
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_DeleteRecordsPartitionResult_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_DeleteRecordsPartitionResult_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -370,17 +365,12 @@ def _write_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult, out: by
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DeleteRecordsPartitionResult_v2(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DeleteRecordsPartitionResult_v2(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -427,13 +417,10 @@ def _write_DeleteRecordsResponse_v0_1(response: DeleteRecordsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DeleteRecordsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteRecordsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_DeleteRecordsTopicResult_v0_1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DeleteRecordsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_DeleteRecordsTopicResult_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -478,13 +465,10 @@ def _write_DeleteRecordsResponse_v2(response: DeleteRecordsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_DeleteRecordsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteRecordsResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DeleteRecordsTopicResult_v2(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DeleteRecordsResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DeleteRecordsTopicResult_v2(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -198,9 +198,7 @@ def _write_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffset
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which DeleteShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DeleteShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "error_code"
@@ -260,13 +258,10 @@ def _write_DeleteShareGroupOffsetsResponse_v0(response: DeleteShareGroupOffsetsR
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_DeleteShareGroupOffsetsResponseTopic_v0(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteShareGroupOffsetsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_DeleteShareGroupOffsetsResponseTopic_v0(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

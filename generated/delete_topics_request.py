@@ -219,15 +219,12 @@ def _write_DeleteTopicsRequest_v0_3(request: DeleteTopicsRequest, out: bytearray
     field = ""
     try:
         field = "topic_names"
-        topic_names_items = request.topic_names
-        if topic_names_items is None:
-                raise EncodeError("field topic_names is null, which DeleteTopicsRequest versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_names_items), False)
-            for topic_names_item in topic_names_items:
-                if topic_names_item is None:
-                    raise EncodeError("null element in array topic_names")
-                _w.write_string(out, topic_names_item)
+        topic_names_items = _w.non_null(request.topic_names, "field topic_names is null, which DeleteTopicsRequest versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(topic_names_items), False)
+        for topic_names_item in topic_names_items:
+            if topic_names_item is None:
+                raise EncodeError("null element in array topic_names")
+            _w.write_string(out, topic_names_item)
         field = "timeout_ms"
         out += _pack_DeleteTopicsRequest_timeout_ms(request.timeout_ms)
     except _w.ENCODE_FAILURES as error:
@@ -274,15 +271,12 @@ def _write_DeleteTopicsRequest_v4_5(request: DeleteTopicsRequest, out: bytearray
     field = ""
     try:
         field = "topic_names"
-        topic_names_items = request.topic_names
-        if topic_names_items is None:
-                raise EncodeError("field topic_names is null, which DeleteTopicsRequest versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_names_items), True)
-            for topic_names_item in topic_names_items:
-                if topic_names_item is None:
-                    raise EncodeError("null element in array topic_names")
-                _w.write_compact_string(out, topic_names_item)
+        topic_names_items = _w.non_null(request.topic_names, "field topic_names is null, which DeleteTopicsRequest versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topic_names_items), True)
+        for topic_names_item in topic_names_items:
+            if topic_names_item is None:
+                raise EncodeError("null element in array topic_names")
+            _w.write_compact_string(out, topic_names_item)
         field = "timeout_ms"
         out += _pack_DeleteTopicsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"
@@ -332,13 +326,10 @@ def _write_DeleteTopicsRequest_v6(request: DeleteTopicsRequest, out: bytearray) 
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteTopicsRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DeleteTopicState_v6(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteTopicsRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DeleteTopicState_v6(topics_item, out)
         field = "timeout_ms"
         out += _pack_DeleteTopicsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"

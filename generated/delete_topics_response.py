@@ -179,9 +179,7 @@ def _write_DeletableTopicResult_v0_3(result: DeletableTopicResult, out: bytearra
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeletableTopicResult versions 0-3 do not allow (nullable in versions 6+)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DeletableTopicResult versions 0-3 do not allow (nullable in versions 6+)"))
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
     except _w.ENCODE_FAILURES as error:
@@ -217,9 +215,7 @@ def _write_DeletableTopicResult_v4(result: DeletableTopicResult, out: bytearray)
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeletableTopicResult version 4 does not allow (nullable in versions 6+)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DeletableTopicResult version 4 does not allow (nullable in versions 6+)"))
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
         field = "(tagged fields)"
@@ -261,9 +257,7 @@ def _write_DeletableTopicResult_v5(result: DeletableTopicResult, out: bytearray)
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeletableTopicResult version 5 does not allow (nullable in versions 6+)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DeletableTopicResult version 5 does not allow (nullable in versions 6+)"))
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -357,13 +351,10 @@ def _write_DeleteTopicsResponse_v0(response: DeleteTopicsResponse, out: bytearra
     field = ""
     try:
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), False)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v0_3(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), False)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v0_3(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -405,13 +396,10 @@ def _write_DeleteTopicsResponse_v1_3(response: DeleteTopicsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), False)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v0_3(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(responses_items), False)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v0_3(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -456,13 +444,10 @@ def _write_DeleteTopicsResponse_v4(response: DeleteTopicsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v4(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v4(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -512,13 +497,10 @@ def _write_DeleteTopicsResponse_v5(response: DeleteTopicsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v5(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v5(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -568,13 +550,10 @@ def _write_DeleteTopicsResponse_v6(response: DeleteTopicsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v6(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 6 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v6(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -259,13 +259,9 @@ def _write_AclDescription_v0_1(description: AclDescription, out: bytearray) -> N
     field = ""
     try:
         field = "principal"
-        if description.principal is None:
-            raise EncodeError("field principal is null, which AclDescription versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, description.principal)
+        _w.write_string(out, _w.non_null(description.principal, "field principal is null, which AclDescription versions 0-1 do not allow (never nullable)"))
         field = "host"
-        if description.host is None:
-            raise EncodeError("field host is null, which AclDescription versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, description.host)
+        _w.write_string(out, _w.non_null(description.host, "field host is null, which AclDescription versions 0-1 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclDescription_operation_permission_type(description.operation, description.permission_type)
     except _w.ENCODE_FAILURES as error:
@@ -301,13 +297,9 @@ def _write_AclDescription_v2_3(description: AclDescription, out: bytearray) -> N
     field = ""
     try:
         field = "principal"
-        if description.principal is None:
-            raise EncodeError("field principal is null, which AclDescription versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, description.principal)
+        _w.write_compact_string(out, _w.non_null(description.principal, "field principal is null, which AclDescription versions 2-3 do not allow (never nullable)"))
         field = "host"
-        if description.host is None:
-            raise EncodeError("field host is null, which AclDescription versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, description.host)
+        _w.write_compact_string(out, _w.non_null(description.host, "field host is null, which AclDescription versions 2-3 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclDescription_operation_permission_type(description.operation, description.permission_type)
         field = "(tagged fields)"
@@ -361,17 +353,12 @@ def _write_DescribeAclsResource_v0(resource: DescribeAclsResource, out: bytearra
         field = "resource_type"
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeAclsResource version 0 does not allow (never nullable)")
-        _w.write_string(out, resource.resource_name)
+        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource version 0 does not allow (never nullable)"))
         field = "acls[]"
-        acls_items = resource.acls
-        if acls_items is None:
-                raise EncodeError("field acls is null, which DescribeAclsResource version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acls_items), False)
-            for acls_item in acls_items:
-                _write_AclDescription_v0_1(acls_item, out)
+        acls_items = _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource version 0 does not allow (never nullable)")
+        _w.write_count(out, len(acls_items), False)
+        for acls_item in acls_items:
+            _write_AclDescription_v0_1(acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -418,19 +405,14 @@ def _write_DescribeAclsResource_v1(resource: DescribeAclsResource, out: bytearra
         field = "resource_type"
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeAclsResource version 1 does not allow (never nullable)")
-        _w.write_string(out, resource.resource_name)
+        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource version 1 does not allow (never nullable)"))
         field = "pattern_type"
         out += _pack_DescribeAclsResource_pattern_type(resource.pattern_type)
         field = "acls[]"
-        acls_items = resource.acls
-        if acls_items is None:
-                raise EncodeError("field acls is null, which DescribeAclsResource version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acls_items), False)
-            for acls_item in acls_items:
-                _write_AclDescription_v0_1(acls_item, out)
+        acls_items = _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource version 1 does not allow (never nullable)")
+        _w.write_count(out, len(acls_items), False)
+        for acls_item in acls_items:
+            _write_AclDescription_v0_1(acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -480,19 +462,14 @@ def _write_DescribeAclsResource_v2_3(resource: DescribeAclsResource, out: bytear
         field = "resource_type"
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)"))
         field = "pattern_type"
         out += _pack_DescribeAclsResource_pattern_type(resource.pattern_type)
         field = "acls[]"
-        acls_items = resource.acls
-        if acls_items is None:
-                raise EncodeError("field acls is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acls_items), True)
-            for acls_item in acls_items:
-                _write_AclDescription_v2_3(acls_item, out)
+        acls_items = _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(acls_items), True)
+        for acls_item in acls_items:
+            _write_AclDescription_v2_3(acls_item, out)
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -543,13 +520,10 @@ def _write_DescribeAclsResponse_v0(response: DescribeAclsResponse, out: bytearra
         field = "error_message"
         _w.write_string(out, response.error_message)
         field = "resources[]"
-        resources_items = response.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeAclsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeAclsResource_v0(resources_item, out)
+        resources_items = _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeAclsResource_v0(resources_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -595,13 +569,10 @@ def _write_DescribeAclsResponse_v1(response: DescribeAclsResponse, out: bytearra
         field = "error_message"
         _w.write_string(out, response.error_message)
         field = "resources[]"
-        resources_items = response.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeAclsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeAclsResource_v1(resources_item, out)
+        resources_items = _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeAclsResource_v1(resources_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -650,13 +621,10 @@ def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytear
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "resources[]"
-        resources_items = response.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeAclsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), True)
-            for resources_item in resources_items:
-                _write_DescribeAclsResource_v2_3(resources_item, out)
+        resources_items = _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(resources_items), True)
+        for resources_item in resources_items:
+            _write_DescribeAclsResource_v2_3(resources_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

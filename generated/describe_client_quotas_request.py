@@ -171,9 +171,7 @@ def _write_ComponentData_v0(data: ComponentData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which ComponentData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.entity_type)
+        _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which ComponentData version 0 does not allow (never nullable)"))
         field = "match_type"
         out += _pack_ComponentData_match_type(data.match_type)
         field = "match"
@@ -211,9 +209,7 @@ def _write_ComponentData_v1(data: ComponentData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which ComponentData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which ComponentData version 1 does not allow (never nullable)"))
         field = "match_type"
         out += _pack_ComponentData_match_type(data.match_type)
         field = "match"
@@ -262,13 +258,10 @@ def _write_DescribeClientQuotasRequest_v0(request: DescribeClientQuotasRequest, 
     field = ""
     try:
         field = "components[]"
-        components_items = request.components
-        if components_items is None:
-                raise EncodeError("field components is null, which DescribeClientQuotasRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(components_items), False)
-            for components_item in components_items:
-                _write_ComponentData_v0(components_item, out)
+        components_items = _w.non_null(request.components, "field components is null, which DescribeClientQuotasRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(components_items), False)
+        for components_item in components_items:
+            _write_ComponentData_v0(components_item, out)
         field = "strict"
         out += _pack_DescribeClientQuotasRequest_strict(request.strict)
     except _w.ENCODE_FAILURES as error:
@@ -313,13 +306,10 @@ def _write_DescribeClientQuotasRequest_v1(request: DescribeClientQuotasRequest, 
     field = ""
     try:
         field = "components[]"
-        components_items = request.components
-        if components_items is None:
-                raise EncodeError("field components is null, which DescribeClientQuotasRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(components_items), True)
-            for components_item in components_items:
-                _write_ComponentData_v1(components_item, out)
+        components_items = _w.non_null(request.components, "field components is null, which DescribeClientQuotasRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(components_items), True)
+        for components_item in components_items:
+            _write_ComponentData_v1(components_item, out)
         field = "strict"
         out += _pack_DescribeClientQuotasRequest_strict(request.strict)
         field = "(tagged fields)"

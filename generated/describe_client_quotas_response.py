@@ -277,9 +277,7 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.entity_type)
+        _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 0 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_string(out, data.entity_name)
     except _w.ENCODE_FAILURES as error:
@@ -312,9 +310,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 1 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
@@ -350,9 +346,7 @@ def _write_ValueData_v0(data: ValueData, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if data.key is None:
-            raise EncodeError("field key is null, which ValueData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.key)
+        _w.write_string(out, _w.non_null(data.key, "field key is null, which ValueData version 0 does not allow (never nullable)"))
         field = "value"
         out += _pack_ValueData_value(data.value)
     except _w.ENCODE_FAILURES as error:
@@ -386,9 +380,7 @@ def _write_ValueData_v1(data: ValueData, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if data.key is None:
-            raise EncodeError("field key is null, which ValueData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.key)
+        _w.write_compact_string(out, _w.non_null(data.key, "field key is null, which ValueData version 1 does not allow (never nullable)"))
         field = "value"
         out += _pack_ValueData_value(data.value)
         field = "(tagged fields)"
@@ -445,21 +437,15 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), False)
-            for entity_item in entity_items:
-                _write_EntityData_v0(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), False)
+        for entity_item in entity_items:
+            _write_EntityData_v0(entity_item, out)
         field = "values[]"
-        values_items = data.values
-        if values_items is None:
-                raise EncodeError("field values is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(values_items), False)
-            for values_item in values_items:
-                _write_ValueData_v0(values_item, out)
+        values_items = _w.non_null(data.values, "field values is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(values_items), False)
+        for values_item in values_items:
+            _write_ValueData_v0(values_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -512,21 +498,15 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), True)
-            for entity_item in entity_items:
-                _write_EntityData_v1(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), True)
+        for entity_item in entity_items:
+            _write_EntityData_v1(entity_item, out)
         field = "values[]"
-        values_items = data.values
-        if values_items is None:
-                raise EncodeError("field values is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(values_items), True)
-            for values_item in values_items:
-                _write_ValueData_v1(values_item, out)
+        values_items = _w.non_null(data.values, "field values is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(values_items), True)
+        for values_item in values_items:
+            _write_ValueData_v1(values_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)

@@ -248,9 +248,7 @@ def _write_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker, out: bytear
         field = "broker_id"
         out += _pack_DescribeClusterBroker_broker_id(broker.broker_id)
         field = "host"
-        if broker.host is None:
-            raise EncodeError("field host is null, which DescribeClusterBroker versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, broker.host)
+        _w.write_compact_string(out, _w.non_null(broker.host, "field host is null, which DescribeClusterBroker versions 0-1 do not allow (never nullable)"))
         field = "port"
         out += _pack_DescribeClusterBroker_port(broker.port)
         field = "rack"
@@ -301,9 +299,7 @@ def _write_DescribeClusterBroker_v2(broker: DescribeClusterBroker, out: bytearra
         field = "broker_id"
         out += _pack_DescribeClusterBroker_broker_id(broker.broker_id)
         field = "host"
-        if broker.host is None:
-            raise EncodeError("field host is null, which DescribeClusterBroker version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, broker.host)
+        _w.write_compact_string(out, _w.non_null(broker.host, "field host is null, which DescribeClusterBroker version 2 does not allow (never nullable)"))
         field = "port"
         out += _pack_DescribeClusterBroker_port(broker.port)
         field = "rack"
@@ -374,19 +370,14 @@ def _write_DescribeClusterResponse_v0(response: DescribeClusterResponse, out: by
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "cluster_id"
-        if response.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, response.cluster_id)
+        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse version 0 does not allow (never nullable)"))
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
         field = "brokers[]"
-        brokers_items = response.brokers
-        if brokers_items is None:
-                raise EncodeError("field brokers is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_DescribeClusterBroker_v0_1(brokers_item, out)
+        brokers_items = _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(brokers_items), True)
+        for brokers_item in brokers_items:
+            _write_DescribeClusterBroker_v0_1(brokers_item, out)
         field = "cluster_authorized_operations"
         out += _pack_DescribeClusterResponse_cluster_authorized_operations(response.cluster_authorized_operations)
         field = "(tagged fields)"
@@ -455,19 +446,14 @@ def _write_DescribeClusterResponse_v1(response: DescribeClusterResponse, out: by
         field = "endpoint_type"
         out += _pack_DescribeClusterResponse_endpoint_type(response.endpoint_type)
         field = "cluster_id"
-        if response.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, response.cluster_id)
+        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse version 1 does not allow (never nullable)"))
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
         field = "brokers[]"
-        brokers_items = response.brokers
-        if brokers_items is None:
-                raise EncodeError("field brokers is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_DescribeClusterBroker_v0_1(brokers_item, out)
+        brokers_items = _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(brokers_items), True)
+        for brokers_item in brokers_items:
+            _write_DescribeClusterBroker_v0_1(brokers_item, out)
         field = "cluster_authorized_operations"
         out += _pack_DescribeClusterResponse_cluster_authorized_operations(response.cluster_authorized_operations)
         field = "(tagged fields)"
@@ -536,19 +522,14 @@ def _write_DescribeClusterResponse_v2(response: DescribeClusterResponse, out: by
         field = "endpoint_type"
         out += _pack_DescribeClusterResponse_endpoint_type(response.endpoint_type)
         field = "cluster_id"
-        if response.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, response.cluster_id)
+        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse version 2 does not allow (never nullable)"))
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
         field = "brokers[]"
-        brokers_items = response.brokers
-        if brokers_items is None:
-                raise EncodeError("field brokers is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_DescribeClusterBroker_v2(brokers_item, out)
+        brokers_items = _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(brokers_items), True)
+        for brokers_item in brokers_items:
+            _write_DescribeClusterBroker_v2(brokers_item, out)
         field = "cluster_authorized_operations"
         out += _pack_DescribeClusterResponse_cluster_authorized_operations(response.cluster_authorized_operations)
         field = "(tagged fields)"

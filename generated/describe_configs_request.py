@@ -194,9 +194,7 @@ def _write_DescribeConfigsResource_v0_3(resource: DescribeConfigsResource, out: 
         field = "resource_type"
         out += _pack_DescribeConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResource versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, resource.resource_name)
+        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeConfigsResource versions 0-3 do not allow (never nullable)"))
         field = "configuration_keys"
         configuration_keys_items = resource.configuration_keys
         if configuration_keys_items is None:
@@ -253,9 +251,7 @@ def _write_DescribeConfigsResource_v4(resource: DescribeConfigsResource, out: by
         field = "resource_type"
         out += _pack_DescribeConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResource version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeConfigsResource version 4 does not allow (never nullable)"))
         field = "configuration_keys"
         configuration_keys_items = resource.configuration_keys
         if configuration_keys_items is None:
@@ -313,13 +309,10 @@ def _write_DescribeConfigsRequest_v0(request: DescribeConfigsRequest, out: bytea
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeConfigsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeConfigsResource_v0_3(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeConfigsResource_v0_3(resources_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -362,13 +355,10 @@ def _write_DescribeConfigsRequest_v1_2(request: DescribeConfigsRequest, out: byt
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeConfigsRequest versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeConfigsResource_v0_3(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeConfigsResource_v0_3(resources_item, out)
         field = "include_synonyms"
         out += _pack_DescribeConfigsRequest_include_synonyms(request.include_synonyms)
     except _w.ENCODE_FAILURES as error:
@@ -410,13 +400,10 @@ def _write_DescribeConfigsRequest_v3(request: DescribeConfigsRequest, out: bytea
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeConfigsRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeConfigsResource_v0_3(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeConfigsResource_v0_3(resources_item, out)
         field = "include_synonyms, include_documentation"
         out += _pack_DescribeConfigsRequest_include_synonyms_include_documentation(request.include_synonyms, request.include_documentation)
     except _w.ENCODE_FAILURES as error:
@@ -461,13 +448,10 @@ def _write_DescribeConfigsRequest_v4(request: DescribeConfigsRequest, out: bytea
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeConfigsRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), True)
-            for resources_item in resources_items:
-                _write_DescribeConfigsResource_v4(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), True)
+        for resources_item in resources_items:
+            _write_DescribeConfigsResource_v4(resources_item, out)
         field = "include_synonyms, include_documentation"
         out += _pack_DescribeConfigsRequest_include_synonyms_include_documentation(request.include_synonyms, request.include_documentation)
         field = "(tagged fields)"

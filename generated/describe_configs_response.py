@@ -356,9 +356,7 @@ def _write_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym, out: byt
     field = ""
     try:
         field = "name"
-        if synonym.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsSynonym versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, synonym.name)
+        _w.write_string(out, _w.non_null(synonym.name, "field name is null, which DescribeConfigsSynonym versions 1-3 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, synonym.value)
         field = "source"
@@ -396,9 +394,7 @@ def _write_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym, out: bytea
     field = ""
     try:
         field = "name"
-        if synonym.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsSynonym version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, synonym.name)
+        _w.write_compact_string(out, _w.non_null(synonym.name, "field name is null, which DescribeConfigsSynonym version 4 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, synonym.value)
         field = "source"
@@ -441,9 +437,7 @@ def _write_DescribeConfigsResourceResult_v0(result: DescribeConfigsResourceResul
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsResourceResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult version 0 does not allow (never nullable)"))
         field = "value"
         _w.write_string(out, result.value)
         field = "read_only, is_default, is_sensitive"
@@ -496,21 +490,16 @@ def _write_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceRes
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, result.value)
         field = "read_only, config_source, is_sensitive"
         out += _pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
         field = "synonyms[]"
-        synonyms_items = result.synonyms
-        if synonyms_items is None:
-                raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(synonyms_items), False)
-            for synonyms_item in synonyms_items:
-                _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
+        synonyms_items = _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(synonyms_items), False)
+        for synonyms_item in synonyms_items:
+            _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -562,21 +551,16 @@ def _write_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResul
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)"))
         field = "value"
         _w.write_string(out, result.value)
         field = "read_only, config_source, is_sensitive"
         out += _pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
         field = "synonyms[]"
-        synonyms_items = result.synonyms
-        if synonyms_items is None:
-                raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(synonyms_items), False)
-            for synonyms_item in synonyms_items:
-                _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
+        synonyms_items = _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)")
+        _w.write_count(out, len(synonyms_items), False)
+        for synonyms_item in synonyms_items:
+            _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
         field = "config_type"
         out += _pack_DescribeConfigsResourceResult_config_type(result.config_type)
         field = "documentation"
@@ -635,21 +619,16 @@ def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResul
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, result.value)
         field = "read_only, config_source, is_sensitive"
         out += _pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
         field = "synonyms[]"
-        synonyms_items = result.synonyms
-        if synonyms_items is None:
-                raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(synonyms_items), True)
-            for synonyms_item in synonyms_items:
-                _write_DescribeConfigsSynonym_v4(synonyms_item, out)
+        synonyms_items = _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
+        _w.write_count(out, len(synonyms_items), True)
+        for synonyms_item in synonyms_items:
+            _write_DescribeConfigsSynonym_v4(synonyms_item, out)
         field = "config_type"
         out += _pack_DescribeConfigsResourceResult_config_type(result.config_type)
         field = "documentation"
@@ -711,17 +690,12 @@ def _write_DescribeConfigsResult_v0(result: DescribeConfigsResult, out: bytearra
         field = "resource_type"
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
-        if result.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.resource_name)
+        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult version 0 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which DescribeConfigsResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_DescribeConfigsResourceResult_v0(configs_item, out)
+        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_DescribeConfigsResourceResult_v0(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -774,17 +748,12 @@ def _write_DescribeConfigsResult_v1_2(result: DescribeConfigsResult, out: bytear
         field = "resource_type"
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
-        if result.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, result.resource_name)
+        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)"))
         field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_DescribeConfigsResourceResult_v1_2(configs_item, out)
+        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_DescribeConfigsResourceResult_v1_2(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -837,17 +806,12 @@ def _write_DescribeConfigsResult_v3(result: DescribeConfigsResult, out: bytearra
         field = "resource_type"
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
-        if result.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResult version 3 does not allow (never nullable)")
-        _w.write_string(out, result.resource_name)
+        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult version 3 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which DescribeConfigsResult version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_DescribeConfigsResourceResult_v3(configs_item, out)
+        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 3 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_DescribeConfigsResourceResult_v3(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -903,17 +867,12 @@ def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearra
         field = "resource_type"
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
-        if result.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, result.resource_name)
+        _w.write_compact_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult version 4 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), True)
-            for configs_item in configs_items:
-                _write_DescribeConfigsResourceResult_v4(configs_item, out)
+        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), True)
+        for configs_item in configs_items:
+            _write_DescribeConfigsResourceResult_v4(configs_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -960,13 +919,10 @@ def _write_DescribeConfigsResponse_v0(response: DescribeConfigsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeConfigsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DescribeConfigsResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DescribeConfigsResult_v0(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1008,13 +964,10 @@ def _write_DescribeConfigsResponse_v1_2(response: DescribeConfigsResponse, out: 
         field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeConfigsResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DescribeConfigsResult_v1_2(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DescribeConfigsResult_v1_2(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1056,13 +1009,10 @@ def _write_DescribeConfigsResponse_v3(response: DescribeConfigsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeConfigsResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DescribeConfigsResult_v3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DescribeConfigsResult_v3(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1107,13 +1057,10 @@ def _write_DescribeConfigsResponse_v4(response: DescribeConfigsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeConfigsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeConfigsResult_v4(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeConfigsResult_v4(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

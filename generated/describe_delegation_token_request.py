@@ -146,13 +146,9 @@ def _write_DescribeDelegationTokenOwner_v0_1(owner: DescribeDelegationTokenOwner
     field = ""
     try:
         field = "principal_type"
-        if owner.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, owner.principal_type)
+        _w.write_string(out, _w.non_null(owner.principal_type, "field principal_type is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if owner.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, owner.principal_name)
+        _w.write_string(out, _w.non_null(owner.principal_name, "field principal_name is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -183,13 +179,9 @@ def _write_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner
     field = ""
     try:
         field = "principal_type"
-        if owner.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, owner.principal_type)
+        _w.write_compact_string(out, _w.non_null(owner.principal_type, "field principal_type is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
-        if owner.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, owner.principal_name)
+        _w.write_compact_string(out, _w.non_null(owner.principal_name, "field principal_name is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)"))
         field = "(tagged fields)"
         if owner.unknown_tagged_fields:
             _w.write_tagged(out, [], owner.unknown_tagged_fields)

@@ -276,13 +276,9 @@ def _write_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationToke
     field = ""
     try:
         field = "principal_type"
-        if renewer.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, renewer.principal_type)
+        _w.write_string(out, _w.non_null(renewer.principal_type, "field principal_type is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if renewer.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, renewer.principal_name)
+        _w.write_string(out, _w.non_null(renewer.principal_name, "field principal_name is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -313,13 +309,9 @@ def _write_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationToke
     field = ""
     try:
         field = "principal_type"
-        if renewer.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, renewer.principal_type)
+        _w.write_compact_string(out, _w.non_null(renewer.principal_type, "field principal_type is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
-        if renewer.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, renewer.principal_name)
+        _w.write_compact_string(out, _w.non_null(renewer.principal_name, "field principal_name is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)"))
         field = "(tagged fields)"
         if renewer.unknown_tagged_fields:
             _w.write_tagged(out, [], renewer.unknown_tagged_fields)
@@ -378,31 +370,20 @@ def _write_DescribedDelegationToken_v0_1(token: DescribedDelegationToken, out: b
     field = ""
     try:
         field = "principal_type"
-        if token.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, token.principal_type)
+        _w.write_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if token.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, token.principal_name)
+        _w.write_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
-        if token.token_id is None:
-            raise EncodeError("field token_id is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, token.token_id)
+        _w.write_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "hmac"
-        if token.hmac is None:
-            raise EncodeError("field hmac is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        _w.write_bytes(out, token.hmac)
+        _w.write_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "renewers[]"
-        renewers_items = token.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), False)
-            for renewers_item in renewers_items:
-                _write_DescribedDelegationTokenRenewer_v0_1(renewers_item, out)
+        renewers_items = _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), False)
+        for renewers_item in renewers_items:
+            _write_DescribedDelegationTokenRenewer_v0_1(renewers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -459,31 +440,20 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
     field = ""
     try:
         field = "principal_type"
-        if token.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, token.principal_type)
+        _w.write_compact_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
         field = "principal_name"
-        if token.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, token.principal_name)
+        _w.write_compact_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
-        if token.token_id is None:
-            raise EncodeError("field token_id is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, token.token_id)
+        _w.write_compact_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
         field = "hmac"
-        if token.hmac is None:
-            raise EncodeError("field hmac is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, token.hmac)
+        _w.write_compact_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
         field = "renewers[]"
-        renewers_items = token.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), True)
-            for renewers_item in renewers_items:
-                _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
+        renewers_items = _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), True)
+        for renewers_item in renewers_items:
+            _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
         field = "(tagged fields)"
         if token.unknown_tagged_fields:
             _w.write_tagged(out, [], token.unknown_tagged_fields)
@@ -543,39 +513,24 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
     field = ""
     try:
         field = "principal_type"
-        if token.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.principal_type)
+        _w.write_compact_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "principal_name"
-        if token.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.principal_name)
+        _w.write_compact_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "token_requester_principal_type"
-        if token.token_requester_principal_type is None:
-            raise EncodeError("field token_requester_principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.token_requester_principal_type)
+        _w.write_compact_string(out, _w.non_null(token.token_requester_principal_type, "field token_requester_principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "token_requester_principal_name"
-        if token.token_requester_principal_name is None:
-            raise EncodeError("field token_requester_principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.token_requester_principal_name)
+        _w.write_compact_string(out, _w.non_null(token.token_requester_principal_name, "field token_requester_principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
-        if token.token_id is None:
-            raise EncodeError("field token_id is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.token_id)
+        _w.write_compact_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "hmac"
-        if token.hmac is None:
-            raise EncodeError("field hmac is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_bytes(out, token.hmac)
+        _w.write_compact_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "renewers[]"
-        renewers_items = token.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), True)
-            for renewers_item in renewers_items:
-                _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
+        renewers_items = _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), True)
+        for renewers_item in renewers_items:
+            _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
         field = "(tagged fields)"
         if token.unknown_tagged_fields:
             _w.write_tagged(out, [], token.unknown_tagged_fields)
@@ -625,13 +580,10 @@ def _write_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationToke
         field = "error_code"
         out += _pack_DescribeDelegationTokenResponse_error_code(response.error_code)
         field = "tokens[]"
-        tokens_items = response.tokens
-        if tokens_items is None:
-                raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(tokens_items), False)
-            for tokens_item in tokens_items:
-                _write_DescribedDelegationToken_v0_1(tokens_item, out)
+        tokens_items = _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(tokens_items), False)
+        for tokens_item in tokens_items:
+            _write_DescribedDelegationToken_v0_1(tokens_item, out)
         field = "throttle_time_ms"
         out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
@@ -681,13 +633,10 @@ def _write_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenR
         field = "error_code"
         out += _pack_DescribeDelegationTokenResponse_error_code(response.error_code)
         field = "tokens[]"
-        tokens_items = response.tokens
-        if tokens_items is None:
-                raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(tokens_items), True)
-            for tokens_item in tokens_items:
-                _write_DescribedDelegationToken_v2(tokens_item, out)
+        tokens_items = _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(tokens_items), True)
+        for tokens_item in tokens_items:
+            _write_DescribedDelegationToken_v2(tokens_item, out)
         field = "throttle_time_ms"
         out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -742,13 +691,10 @@ def _write_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenR
         field = "error_code"
         out += _pack_DescribeDelegationTokenResponse_error_code(response.error_code)
         field = "tokens[]"
-        tokens_items = response.tokens
-        if tokens_items is None:
-                raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(tokens_items), True)
-            for tokens_item in tokens_items:
-                _write_DescribedDelegationToken_v3(tokens_item, out)
+        tokens_items = _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(tokens_items), True)
+        for tokens_item in tokens_items:
+            _write_DescribedDelegationToken_v3(tokens_item, out)
         field = "throttle_time_ms"
         out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"

@@ -117,15 +117,12 @@ def _write_DescribeGroupsRequest_v0_2(request: DescribeGroupsRequest, out: bytea
     field = ""
     try:
         field = "groups"
-        groups_items = request.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsRequest versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                if groups_item is None:
-                    raise EncodeError("null element in array groups")
-                _w.write_string(out, groups_item)
+        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            if groups_item is None:
+                raise EncodeError("null element in array groups")
+            _w.write_string(out, groups_item)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -165,15 +162,12 @@ def _write_DescribeGroupsRequest_v3_4(request: DescribeGroupsRequest, out: bytea
     field = ""
     try:
         field = "groups"
-        groups_items = request.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsRequest versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                if groups_item is None:
-                    raise EncodeError("null element in array groups")
-                _w.write_string(out, groups_item)
+        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            if groups_item is None:
+                raise EncodeError("null element in array groups")
+            _w.write_string(out, groups_item)
         field = "include_authorized_operations"
         out += _pack_DescribeGroupsRequest_include_authorized_operations(request.include_authorized_operations)
     except _w.ENCODE_FAILURES as error:
@@ -218,15 +212,12 @@ def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytea
     field = ""
     try:
         field = "groups"
-        groups_items = request.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsRequest versions 5-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                if groups_item is None:
-                    raise EncodeError("null element in array groups")
-                _w.write_compact_string(out, groups_item)
+        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 5-6 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            if groups_item is None:
+                raise EncodeError("null element in array groups")
+            _w.write_compact_string(out, groups_item)
         field = "include_authorized_operations"
         out += _pack_DescribeGroupsRequest_include_authorized_operations(request.include_authorized_operations)
         field = "(tagged fields)"

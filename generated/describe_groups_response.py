@@ -296,25 +296,15 @@ def _write_DescribedGroupMember_v0_3(member: DescribedGroupMember, out: bytearra
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, member.member_id)
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, member.client_id)
+        _w.write_string(out, _w.non_null(member.client_id, "field client_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, member.client_host)
+        _w.write_string(out, _w.non_null(member.client_host, "field client_host is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
         field = "member_metadata"
-        if member.member_metadata is None:
-            raise EncodeError("field member_metadata is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_bytes(out, member.member_metadata)
+        _w.write_bytes(out, _w.non_null(member.member_metadata, "field member_metadata is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
         field = "member_assignment"
-        if member.member_assignment is None:
-            raise EncodeError("field member_assignment is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_bytes(out, member.member_assignment)
+        _w.write_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -350,27 +340,17 @@ def _write_DescribedGroupMember_v4(member: DescribedGroupMember, out: bytearray)
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_string(out, member.member_id)
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, member.group_instance_id)
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_string(out, member.client_id)
+        _w.write_string(out, _w.non_null(member.client_id, "field client_id is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_string(out, member.client_host)
+        _w.write_string(out, _w.non_null(member.client_host, "field client_host is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
         field = "member_metadata"
-        if member.member_metadata is None:
-            raise EncodeError("field member_metadata is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_bytes(out, member.member_metadata)
+        _w.write_bytes(out, _w.non_null(member.member_metadata, "field member_metadata is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
         field = "member_assignment"
-        if member.member_assignment is None:
-            raise EncodeError("field member_assignment is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_bytes(out, member.member_assignment)
+        _w.write_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -409,27 +389,17 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, member.group_instance_id)
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, _w.non_null(member.client_id, "field client_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, _w.non_null(member.client_host, "field client_host is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "member_metadata"
-        if member.member_metadata is None:
-            raise EncodeError("field member_metadata is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_bytes(out, member.member_metadata)
+        _w.write_compact_bytes(out, _w.non_null(member.member_metadata, "field member_metadata is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "member_assignment"
-        if member.member_assignment is None:
-            raise EncodeError("field member_assignment is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_bytes(out, member.member_assignment)
+        _w.write_compact_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "(tagged fields)"
         if member.unknown_tagged_fields:
             _w.write_tagged(out, [], member.unknown_tagged_fields)
@@ -490,29 +460,18 @@ def _write_DescribedGroup_v0_2(group: DescribedGroup, out: bytearray) -> None:
         field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.group_id)
+        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.group_state)
+        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.protocol_type)
+        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.protocol_data)
+        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v0_3(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v0_3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -568,29 +527,18 @@ def _write_DescribedGroup_v3(group: DescribedGroup, out: bytearray) -> None:
         field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 3 does not allow (never nullable)")
-        _w.write_string(out, group.group_id)
+        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 3 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 3 does not allow (never nullable)")
-        _w.write_string(out, group.group_state)
+        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 3 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup version 3 does not allow (never nullable)")
-        _w.write_string(out, group.protocol_type)
+        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 3 does not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup version 3 does not allow (never nullable)")
-        _w.write_string(out, group.protocol_data)
+        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 3 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v0_3(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 3 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v0_3(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
     except _w.ENCODE_FAILURES as error:
@@ -648,29 +596,18 @@ def _write_DescribedGroup_v4(group: DescribedGroup, out: bytearray) -> None:
         field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 4 does not allow (never nullable)")
-        _w.write_string(out, group.group_id)
+        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 4 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 4 does not allow (never nullable)")
-        _w.write_string(out, group.group_state)
+        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 4 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup version 4 does not allow (never nullable)")
-        _w.write_string(out, group.protocol_type)
+        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 4 does not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup version 4 does not allow (never nullable)")
-        _w.write_string(out, group.protocol_data)
+        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 4 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v4(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 4 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v4(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
     except _w.ENCODE_FAILURES as error:
@@ -731,29 +668,18 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
         field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 5 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 5 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 5 does not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_data)
+        _w.write_compact_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 5 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v5_6(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 5 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v5_6(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
@@ -820,29 +746,18 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 6 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 6 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 6 does not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_data)
+        _w.write_compact_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 6 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v5_6(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 6 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v5_6(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
@@ -887,13 +802,10 @@ def _write_DescribeGroupsResponse_v0(response: DescribeGroupsResponse, out: byte
     field = ""
     try:
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v0_2(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -935,13 +847,10 @@ def _write_DescribeGroupsResponse_v1_2(response: DescribeGroupsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v0_2(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -983,13 +892,10 @@ def _write_DescribeGroupsResponse_v3(response: DescribeGroupsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v3(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v3(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1031,13 +937,10 @@ def _write_DescribeGroupsResponse_v4(response: DescribeGroupsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v4(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v4(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1082,13 +985,10 @@ def _write_DescribeGroupsResponse_v5(response: DescribeGroupsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v5(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v5(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1138,13 +1038,10 @@ def _write_DescribeGroupsResponse_v6(response: DescribeGroupsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v6(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 6 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v6(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

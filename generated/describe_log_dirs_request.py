@@ -149,16 +149,11 @@ def _write_DescribableLogDirTopic_v0_1(topic: DescribableLogDirTopic, out: bytea
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.topic)
+        _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -193,16 +188,11 @@ def _write_DescribableLogDirTopic_v2_5(topic: DescribableLogDirTopic, out: bytea
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic)
+        _w.write_compact_string(out, _w.non_null(topic.topic, "field topic is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)

@@ -411,17 +411,12 @@ def _write_DescribeLogDirsTopic_v0_1(topic: DescribeLogDirsTopic, out: bytearray
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_DescribeLogDirsPartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_DescribeLogDirsPartition_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -475,17 +470,12 @@ def _write_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic, out: bytearray
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DescribeLogDirsPartition_v2_5(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DescribeLogDirsPartition_v2_5(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -537,17 +527,12 @@ def _write_DescribeLogDirsResult_v0_1(result: DescribeLogDirsResult, out: bytear
         field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
-        if result.log_dir is None:
-            raise EncodeError("field log_dir is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.log_dir)
+        _w.write_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)"))
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_DescribeLogDirsTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -597,17 +582,12 @@ def _write_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult, out: bytear
         field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
-        if result.log_dir is None:
-            raise EncodeError("field log_dir is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, result.log_dir)
+        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)"))
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v2_5(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeLogDirsTopic_v2_5(topics_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -663,17 +643,12 @@ def _write_DescribeLogDirsResult_v4(result: DescribeLogDirsResult, out: bytearra
         field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
-        if result.log_dir is None:
-            raise EncodeError("field log_dir is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, result.log_dir)
+        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult version 4 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v2_5(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeLogDirsTopic_v2_5(topics_item, out)
         field = "total_bytes, usable_bytes"
         out += _pack_DescribeLogDirsResult_total_bytes_usable_bytes(result.total_bytes, result.usable_bytes)
         field = "(tagged fields)"
@@ -730,17 +705,12 @@ def _write_DescribeLogDirsResult_v5(result: DescribeLogDirsResult, out: bytearra
         field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
-        if result.log_dir is None:
-            raise EncodeError("field log_dir is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, result.log_dir)
+        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult version 5 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v2_5(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeLogDirsTopic_v2_5(topics_item, out)
         field = "total_bytes, usable_bytes, is_cordoned"
         out += _pack_DescribeLogDirsResult_total_bytes_to_is_cordoned(result.total_bytes, result.usable_bytes, result.is_cordoned)
         field = "(tagged fields)"
@@ -790,13 +760,10 @@ def _write_DescribeLogDirsResponse_v0_1(response: DescribeLogDirsResponse, out: 
         field = "throttle_time_ms"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -842,13 +809,10 @@ def _write_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v2_3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v2_3(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -898,13 +862,10 @@ def _write_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse, out: by
         field = "throttle_time_ms, error_code"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v2_3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v2_3(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -954,13 +915,10 @@ def _write_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse, out: by
         field = "throttle_time_ms, error_code"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v4(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v4(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1010,13 +968,10 @@ def _write_DescribeLogDirsResponse_v5(response: DescribeLogDirsResponse, out: by
         field = "throttle_time_ms, error_code"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v5(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v5(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

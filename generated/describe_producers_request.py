@@ -152,16 +152,11 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if request.name is None:
-            raise EncodeError("field name is null, which TopicRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.name)
+        _w.write_compact_string(out, _w.non_null(request.name, "field name is null, which TopicRequest version 0 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = request.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which TopicRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), True)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(request.partition_indexes, "field partition_indexes is null, which TopicRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), True)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -206,13 +201,10 @@ def _write_DescribeProducersRequest_v0(request: DescribeProducersRequest, out: b
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeProducersRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicRequest_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DescribeProducersRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicRequest_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -378,13 +378,10 @@ def _write_PartitionResponse_v0(response: PartitionResponse, out: bytearray) -> 
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "active_producers[]"
-        active_producers_items = response.active_producers
-        if active_producers_items is None:
-                raise EncodeError("field active_producers is null, which PartitionResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_producers_items), True)
-            for active_producers_item in active_producers_items:
-                _write_ProducerState_v0(active_producers_item, out)
+        active_producers_items = _w.non_null(response.active_producers, "field active_producers is null, which PartitionResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_producers_items), True)
+        for active_producers_item in active_producers_items:
+            _write_ProducerState_v0(active_producers_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -431,17 +428,12 @@ def _write_TopicResponse_v0(response: TopicResponse, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which TopicResponse version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, response.name)
+        _w.write_compact_string(out, _w.non_null(response.name, "field name is null, which TopicResponse version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionResponse_v0(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which TopicResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionResponse_v0(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -491,13 +483,10 @@ def _write_DescribeProducersResponse_v0(response: DescribeProducersResponse, out
         field = "throttle_time_ms"
         out += _pack_DescribeProducersResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeProducersResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicResponse_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeProducersResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicResponse_v0(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

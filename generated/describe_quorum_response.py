@@ -625,21 +625,15 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         out += _pack_PartitionData_partition_index_to_high_watermark(data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark)
         field = "current_voters[]"
-        current_voters_items = data.current_voters
-        if current_voters_items is None:
-                raise EncodeError("field current_voters is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(current_voters_items), True)
-            for current_voters_item in current_voters_items:
-                _write_ReplicaState_v0(current_voters_item, out)
+        current_voters_items = _w.non_null(data.current_voters, "field current_voters is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            _write_ReplicaState_v0(current_voters_item, out)
         field = "observers[]"
-        observers_items = data.observers
-        if observers_items is None:
-                raise EncodeError("field observers is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(observers_items), True)
-            for observers_item in observers_items:
-                _write_ReplicaState_v0(observers_item, out)
+        observers_items = _w.non_null(data.observers, "field observers is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(observers_items), True)
+        for observers_item in observers_items:
+            _write_ReplicaState_v0(observers_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -703,21 +697,15 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         out += _pack_PartitionData_partition_index_to_high_watermark(data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark)
         field = "current_voters[]"
-        current_voters_items = data.current_voters
-        if current_voters_items is None:
-                raise EncodeError("field current_voters is null, which PartitionData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(current_voters_items), True)
-            for current_voters_item in current_voters_items:
-                _write_ReplicaState_v1(current_voters_item, out)
+        current_voters_items = _w.non_null(data.current_voters, "field current_voters is null, which PartitionData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            _write_ReplicaState_v1(current_voters_item, out)
         field = "observers[]"
-        observers_items = data.observers
-        if observers_items is None:
-                raise EncodeError("field observers is null, which PartitionData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(observers_items), True)
-            for observers_item in observers_items:
-                _write_ReplicaState_v1(observers_item, out)
+        observers_items = _w.non_null(data.observers, "field observers is null, which PartitionData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(observers_items), True)
+        for observers_item in observers_items:
+            _write_ReplicaState_v1(observers_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -789,21 +777,15 @@ def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
         field = "leader_id, leader_epoch, high_watermark"
         out += _pack_PartitionData_leader_id_to_high_watermark(data.leader_id, data.leader_epoch, data.high_watermark)
         field = "current_voters[]"
-        current_voters_items = data.current_voters
-        if current_voters_items is None:
-                raise EncodeError("field current_voters is null, which PartitionData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(current_voters_items), True)
-            for current_voters_item in current_voters_items:
-                _write_ReplicaState_v2(current_voters_item, out)
+        current_voters_items = _w.non_null(data.current_voters, "field current_voters is null, which PartitionData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            _write_ReplicaState_v2(current_voters_item, out)
         field = "observers[]"
-        observers_items = data.observers
-        if observers_items is None:
-                raise EncodeError("field observers is null, which PartitionData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(observers_items), True)
-            for observers_item in observers_items:
-                _write_ReplicaState_v2(observers_item, out)
+        observers_items = _w.non_null(data.observers, "field observers is null, which PartitionData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(observers_items), True)
+        for observers_item in observers_items:
+            _write_ReplicaState_v2(observers_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -850,17 +832,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -907,17 +884,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -964,17 +936,12 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v2(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v2(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -1013,13 +980,9 @@ def _write_Listener_v2(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener version 2 does not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener version 2 does not allow (never nullable)"))
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
@@ -1071,13 +1034,10 @@ def _write_Node_v2(node: Node, out: bytearray) -> None:
         field = "node_id"
         out += _pack_Node_node_id(node.node_id)
         field = "listeners[]"
-        listeners_items = node.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which Node version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v2(listeners_item, out)
+        listeners_items = _w.non_null(node.listeners, "field listeners is null, which Node version 2 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v2(listeners_item, out)
         field = "(tagged fields)"
         if node.unknown_tagged_fields:
             _w.write_tagged(out, [], node.unknown_tagged_fields)
@@ -1130,13 +1090,10 @@ def _write_DescribeQuorumResponse_v0(response: DescribeQuorumResponse, out: byte
         field = "error_code"
         out += _pack_DescribeQuorumResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeQuorumResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1189,13 +1146,10 @@ def _write_DescribeQuorumResponse_v1(response: DescribeQuorumResponse, out: byte
         field = "error_code"
         out += _pack_DescribeQuorumResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeQuorumResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1262,21 +1216,15 @@ def _write_DescribeQuorumResponse_v2(response: DescribeQuorumResponse, out: byte
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v2(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v2(topics_item, out)
         field = "nodes[]"
-        nodes_items = response.nodes
-        if nodes_items is None:
-                raise EncodeError("field nodes is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(nodes_items), True)
-            for nodes_item in nodes_items:
-                _write_Node_v2(nodes_item, out)
+        nodes_items = _w.non_null(response.nodes, "field nodes is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(nodes_items), True)
+        for nodes_item in nodes_items:
+            _write_Node_v2(nodes_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

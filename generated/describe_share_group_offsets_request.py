@@ -205,16 +205,11 @@ def _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupO
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -261,9 +256,7 @@ def _write_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupO
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsRequestGroup versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsRequestGroup versions 0-1 do not allow (never nullable)"))
         field = "topics[]"
         topics_items = group.topics
         if topics_items is None:
@@ -316,13 +309,10 @@ def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffs
     field = ""
     try:
         field = "groups[]"
-        groups_items = request.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeShareGroupOffsetsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribeShareGroupOffsetsRequestGroup_v0_1(groups_item, out)
+        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeShareGroupOffsetsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribeShareGroupOffsetsRequestGroup_v0_1(groups_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

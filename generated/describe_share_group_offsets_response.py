@@ -414,19 +414,14 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOf
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DescribeShareGroupOffsetsResponsePartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DescribeShareGroupOffsetsResponsePartition_v0(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -475,19 +470,14 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOf
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DescribeShareGroupOffsetsResponsePartition_v1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DescribeShareGroupOffsetsResponsePartition_v1(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -539,17 +529,12 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOf
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = group.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeShareGroupOffsetsResponseTopic_v0(topics_item, out)
+        topics_items = _w.non_null(group.topics, "field topics is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeShareGroupOffsetsResponseTopic_v0(topics_item, out)
         field = "error_code"
         out += _pack_DescribeShareGroupOffsetsResponseGroup_error_code(group.error_code)
         field = "error_message"
@@ -605,17 +590,12 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOf
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = group.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeShareGroupOffsetsResponseTopic_v1(topics_item, out)
+        topics_items = _w.non_null(group.topics, "field topics is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeShareGroupOffsetsResponseTopic_v1(topics_item, out)
         field = "error_code"
         out += _pack_DescribeShareGroupOffsetsResponseGroup_error_code(group.error_code)
         field = "error_message"
@@ -669,13 +649,10 @@ def _write_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffs
         field = "throttle_time_ms"
         out += _pack_DescribeShareGroupOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribeShareGroupOffsetsResponseGroup_v0(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeShareGroupOffsetsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribeShareGroupOffsetsResponseGroup_v0(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -725,13 +702,10 @@ def _write_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffs
         field = "throttle_time_ms"
         out += _pack_DescribeShareGroupOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeShareGroupOffsetsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribeShareGroupOffsetsResponseGroup_v1(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeShareGroupOffsetsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribeShareGroupOffsetsResponseGroup_v1(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

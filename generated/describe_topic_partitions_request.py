@@ -214,9 +214,7 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if request.name is None:
-            raise EncodeError("field name is null, which TopicRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.name)
+        _w.write_compact_string(out, _w.non_null(request.name, "field name is null, which TopicRequest version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -253,9 +251,7 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if cursor.topic_name is None:
-            raise EncodeError("field topic_name is null, which Cursor version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, cursor.topic_name)
+        _w.write_compact_string(out, _w.non_null(cursor.topic_name, "field topic_name is null, which Cursor version 0 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_Cursor_partition_index(cursor.partition_index)
         field = "(tagged fields)"
@@ -311,13 +307,10 @@ def _write_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsReq
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeTopicPartitionsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicRequest_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DescribeTopicPartitionsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicRequest_v0(topics_item, out)
         field = "response_partition_limit"
         out += _pack_DescribeTopicPartitionsRequest_response_partition_limit(request.response_partition_limit)
         field = "cursor"

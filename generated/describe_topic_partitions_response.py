@@ -396,19 +396,13 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         field = "error_code, partition_index, leader_id, leader_epoch"
         out += _pack_DescribeTopicPartitionsResponsePartition_error_code_to_leader_epoch(partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch)
         field = "replica_nodes"
-        replica_nodes_items = partition.replica_nodes
-        if replica_nodes_items is None:
-                raise EncodeError("field replica_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replica_nodes_items), True)
-            _w.write_fixed_array(out, replica_nodes_items, "i")
+        replica_nodes_items = _w.non_null(partition.replica_nodes, "field replica_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(replica_nodes_items), True)
+        _w.write_fixed_array(out, replica_nodes_items, "i")
         field = "isr_nodes"
-        isr_nodes_items = partition.isr_nodes
-        if isr_nodes_items is None:
-                raise EncodeError("field isr_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_nodes_items), True)
-            _w.write_fixed_array(out, isr_nodes_items, "i")
+        isr_nodes_items = _w.non_null(partition.isr_nodes, "field isr_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(isr_nodes_items), True)
+        _w.write_fixed_array(out, isr_nodes_items, "i")
         field = "eligible_leader_replicas"
         eligible_leader_replicas_items = partition.eligible_leader_replicas
         if eligible_leader_replicas_items is None:
@@ -424,12 +418,9 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
             _w.write_count(out, len(last_known_elr_items), True)
             _w.write_fixed_array(out, last_known_elr_items, "i")
         field = "offline_replicas"
-        offline_replicas_items = partition.offline_replicas
-        if offline_replicas_items is None:
-                raise EncodeError("field offline_replicas is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(offline_replicas_items), True)
-            _w.write_fixed_array(out, offline_replicas_items, "i")
+        offline_replicas_items = _w.non_null(partition.offline_replicas, "field offline_replicas is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(offline_replicas_items), True)
+        _w.write_fixed_array(out, offline_replicas_items, "i")
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -495,13 +486,10 @@ def _write_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartition
         field = "is_internal"
         out += _pack_DescribeTopicPartitionsResponseTopic_is_internal(topic.is_internal)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeTopicPartitionsResponseTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DescribeTopicPartitionsResponsePartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeTopicPartitionsResponseTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DescribeTopicPartitionsResponsePartition_v0(partitions_item, out)
         field = "topic_authorized_operations"
         out += _pack_DescribeTopicPartitionsResponseTopic_topic_authorized_operations(topic.topic_authorized_operations)
         field = "(tagged fields)"
@@ -540,9 +528,7 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if cursor.topic_name is None:
-            raise EncodeError("field topic_name is null, which Cursor version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, cursor.topic_name)
+        _w.write_compact_string(out, _w.non_null(cursor.topic_name, "field topic_name is null, which Cursor version 0 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_Cursor_partition_index(cursor.partition_index)
         field = "(tagged fields)"
@@ -600,13 +586,10 @@ def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsR
         field = "throttle_time_ms"
         out += _pack_DescribeTopicPartitionsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeTopicPartitionsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeTopicPartitionsResponseTopic_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeTopicPartitionsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeTopicPartitionsResponseTopic_v0(topics_item, out)
         field = "next_cursor"
         if response.next_cursor is None:
             out.append(0xFF)  # the null marker

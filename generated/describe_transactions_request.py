@@ -105,15 +105,12 @@ def _write_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest, 
     field = ""
     try:
         field = "transactional_ids"
-        transactional_ids_items = request.transactional_ids
-        if transactional_ids_items is None:
-                raise EncodeError("field transactional_ids is null, which DescribeTransactionsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(transactional_ids_items), True)
-            for transactional_ids_item in transactional_ids_items:
-                if transactional_ids_item is None:
-                    raise EncodeError("null element in array transactional_ids")
-                _w.write_compact_string(out, transactional_ids_item)
+        transactional_ids_items = _w.non_null(request.transactional_ids, "field transactional_ids is null, which DescribeTransactionsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(transactional_ids_items), True)
+        for transactional_ids_item in transactional_ids_items:
+            if transactional_ids_item is None:
+                raise EncodeError("null element in array transactional_ids")
+            _w.write_compact_string(out, transactional_ids_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -267,16 +267,11 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic"
-        if data.topic is None:
-            raise EncodeError("field topic is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic)
+        _w.write_compact_string(out, _w.non_null(data.topic, "field topic is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -333,23 +328,16 @@ def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
         field = "error_code"
         out += _pack_TransactionState_error_code(state.error_code)
         field = "transactional_id"
-        if state.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TransactionState version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, state.transactional_id)
+        _w.write_compact_string(out, _w.non_null(state.transactional_id, "field transactional_id is null, which TransactionState version 0 does not allow (never nullable)"))
         field = "transaction_state"
-        if state.transaction_state is None:
-            raise EncodeError("field transaction_state is null, which TransactionState version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, state.transaction_state)
+        _w.write_compact_string(out, _w.non_null(state.transaction_state, "field transaction_state is null, which TransactionState version 0 does not allow (never nullable)"))
         field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
         out += _pack_TransactionState_transaction_timeout_ms_to_producer_epoch(state.transaction_timeout_ms, state.transaction_start_time_ms, state.producer_id, state.producer_epoch)
         field = "topics[]"
-        topics_items = state.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TransactionState version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(state.topics, "field topics is null, which TransactionState version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -399,13 +387,10 @@ def _write_DescribeTransactionsResponse_v0(response: DescribeTransactionsRespons
         field = "throttle_time_ms"
         out += _pack_DescribeTransactionsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "transaction_states[]"
-        transaction_states_items = response.transaction_states
-        if transaction_states_items is None:
-                raise EncodeError("field transaction_states is null, which DescribeTransactionsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(transaction_states_items), True)
-            for transaction_states_item in transaction_states_items:
-                _write_TransactionState_v0(transaction_states_item, out)
+        transaction_states_items = _w.non_null(response.transaction_states, "field transaction_states is null, which DescribeTransactionsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(transaction_states_items), True)
+        for transaction_states_item in transaction_states_items:
+            _write_TransactionState_v0(transaction_states_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -140,9 +140,7 @@ def _write_UserName_v0(user_name: UserName, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if user_name.name is None:
-            raise EncodeError("field name is null, which UserName version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, user_name.name)
+        _w.write_compact_string(out, _w.non_null(user_name.name, "field name is null, which UserName version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if user_name.unknown_tagged_fields:
             _w.write_tagged(out, [], user_name.unknown_tagged_fields)

@@ -309,21 +309,16 @@ def _write_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCreden
     field = ""
     try:
         field = "user"
-        if result.user is None:
-            raise EncodeError("field user is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, result.user)
+        _w.write_compact_string(out, _w.non_null(result.user, "field user is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_DescribeUserScramCredentialsResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "credential_infos[]"
-        credential_infos_items = result.credential_infos
-        if credential_infos_items is None:
-                raise EncodeError("field credential_infos is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(credential_infos_items), True)
-            for credential_infos_item in credential_infos_items:
-                _write_CredentialInfo_v0(credential_infos_item, out)
+        credential_infos_items = _w.non_null(result.credential_infos, "field credential_infos is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(credential_infos_items), True)
+        for credential_infos_item in credential_infos_items:
+            _write_CredentialInfo_v0(credential_infos_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -377,13 +372,10 @@ def _write_DescribeUserScramCredentialsResponse_v0(response: DescribeUserScramCr
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeUserScramCredentialsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeUserScramCredentialsResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeUserScramCredentialsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeUserScramCredentialsResult_v0(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -171,16 +171,11 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
     field = ""
     try:
         field = "topic"
-        if partitions.topic is None:
-            raise EncodeError("field topic is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, partitions.topic)
+        _w.write_string(out, _w.non_null(partitions.topic, "field topic is null, which TopicPartitions versions 0-1 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -215,16 +210,11 @@ def _write_TopicPartitions_v2(partitions: TopicPartitions, out: bytearray) -> No
     field = ""
     try:
         field = "topic"
-        if partitions.topic is None:
-            raise EncodeError("field topic is null, which TopicPartitions version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, partitions.topic)
+        _w.write_compact_string(out, _w.non_null(partitions.topic, "field topic is null, which TopicPartitions version 2 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)

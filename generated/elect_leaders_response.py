@@ -309,17 +309,12 @@ def _write_ReplicaElectionResult_v0_1(result: ReplicaElectionResult, out: bytear
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.topic)
+        _w.write_string(out, _w.non_null(result.topic, "field topic is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)"))
         field = "partition_result[]"
-        partition_result_items = result.partition_result
-        if partition_result_items is None:
-                raise EncodeError("field partition_result is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_result_items), False)
-            for partition_result_item in partition_result_items:
-                _write_PartitionResult_v0_1(partition_result_item, out)
+        partition_result_items = _w.non_null(result.partition_result, "field partition_result is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partition_result_items), False)
+        for partition_result_item in partition_result_items:
+            _write_PartitionResult_v0_1(partition_result_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -361,17 +356,12 @@ def _write_ReplicaElectionResult_v2(result: ReplicaElectionResult, out: bytearra
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, result.topic)
+        _w.write_compact_string(out, _w.non_null(result.topic, "field topic is null, which ReplicaElectionResult version 2 does not allow (never nullable)"))
         field = "partition_result[]"
-        partition_result_items = result.partition_result
-        if partition_result_items is None:
-                raise EncodeError("field partition_result is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_result_items), True)
-            for partition_result_item in partition_result_items:
-                _write_PartitionResult_v2(partition_result_item, out)
+        partition_result_items = _w.non_null(result.partition_result, "field partition_result is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partition_result_items), True)
+        for partition_result_item in partition_result_items:
+            _write_PartitionResult_v2(partition_result_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -421,13 +411,10 @@ def _write_ElectLeadersResponse_v0(response: ElectLeadersResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_ElectLeadersResponse_throttle_time_ms(response.throttle_time_ms)
         field = "replica_election_results[]"
-        replica_election_results_items = response.replica_election_results
-        if replica_election_results_items is None:
-                raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replica_election_results_items), False)
-            for replica_election_results_item in replica_election_results_items:
-                _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
+        replica_election_results_items = _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(replica_election_results_items), False)
+        for replica_election_results_item in replica_election_results_items:
+            _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -469,13 +456,10 @@ def _write_ElectLeadersResponse_v1(response: ElectLeadersResponse, out: bytearra
         field = "throttle_time_ms, error_code"
         out += _pack_ElectLeadersResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "replica_election_results[]"
-        replica_election_results_items = response.replica_election_results
-        if replica_election_results_items is None:
-                raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replica_election_results_items), False)
-            for replica_election_results_item in replica_election_results_items:
-                _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
+        replica_election_results_items = _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(replica_election_results_items), False)
+        for replica_election_results_item in replica_election_results_items:
+            _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -520,13 +504,10 @@ def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearra
         field = "throttle_time_ms, error_code"
         out += _pack_ElectLeadersResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "replica_election_results[]"
-        replica_election_results_items = response.replica_election_results
-        if replica_election_results_items is None:
-                raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replica_election_results_items), True)
-            for replica_election_results_item in replica_election_results_items:
-                _write_ReplicaElectionResult_v2(replica_election_results_item, out)
+        replica_election_results_items = _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(replica_election_results_items), True)
+        for replica_election_results_item in replica_election_results_items:
+            _write_ReplicaElectionResult_v2(replica_election_results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -402,12 +402,9 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.leader_id, data.leader_epoch)
         field = "preferred_successors"
-        preferred_successors_items = data.preferred_successors
-        if preferred_successors_items is None:
-                raise EncodeError("field preferred_successors is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(preferred_successors_items), False)
-            _w.write_fixed_array(out, preferred_successors_items, "i")
+        preferred_successors_items = _w.non_null(data.preferred_successors, "field preferred_successors is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(preferred_successors_items), False)
+        _w.write_fixed_array(out, preferred_successors_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -452,13 +449,10 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.leader_id, data.leader_epoch)
         field = "preferred_candidates[]"
-        preferred_candidates_items = data.preferred_candidates
-        if preferred_candidates_items is None:
-                raise EncodeError("field preferred_candidates is null, which PartitionData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(preferred_candidates_items), True)
-            for preferred_candidates_item in preferred_candidates_items:
-                _write_ReplicaInfo_v1(preferred_candidates_item, out)
+        preferred_candidates_items = _w.non_null(data.preferred_candidates, "field preferred_candidates is null, which PartitionData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(preferred_candidates_items), True)
+        for preferred_candidates_item in preferred_candidates_items:
+            _write_ReplicaInfo_v1(preferred_candidates_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -502,17 +496,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.topic_name)
+        _w.write_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -554,17 +543,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -603,13 +587,9 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if endpoint.name is None:
-            raise EncodeError("field name is null, which LeaderEndpoint version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.name)
+        _w.write_compact_string(out, _w.non_null(endpoint.name, "field name is null, which LeaderEndpoint version 1 does not allow (never nullable)"))
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which LeaderEndpoint version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which LeaderEndpoint version 1 does not allow (never nullable)"))
         field = "port"
         out += _pack_LeaderEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -657,13 +637,10 @@ def _write_EndQuorumEpochRequest_v0(request: EndQuorumEpochRequest, out: bytearr
         field = "cluster_id"
         _w.write_string(out, request.cluster_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which EndQuorumEpochRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which EndQuorumEpochRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -720,21 +697,15 @@ def _write_EndQuorumEpochRequest_v1(request: EndQuorumEpochRequest, out: bytearr
         field = "cluster_id"
         _w.write_compact_string(out, request.cluster_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "leader_endpoints[]"
-        leader_endpoints_items = request.leader_endpoints
-        if leader_endpoints_items is None:
-                raise EncodeError("field leader_endpoints is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(leader_endpoints_items), True)
-            for leader_endpoints_item in leader_endpoints_items:
-                _write_LeaderEndpoint_v1(leader_endpoints_item, out)
+        leader_endpoints_items = _w.non_null(request.leader_endpoints, "field leader_endpoints is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(leader_endpoints_items), True)
+        for leader_endpoints_item in leader_endpoints_items:
+            _write_LeaderEndpoint_v1(leader_endpoints_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

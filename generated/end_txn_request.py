@@ -120,9 +120,7 @@ def _write_EndTxnRequest_v0_2(request: EndTxnRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which EndTxnRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.transactional_id)
+        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which EndTxnRequest versions 0-2 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, committed"
         out += _pack_EndTxnRequest_producer_id_to_committed(request.producer_id, request.producer_epoch, request.committed)
     except _w.ENCODE_FAILURES as error:
@@ -156,9 +154,7 @@ def _write_EndTxnRequest_v3_5(request: EndTxnRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which EndTxnRequest versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, request.transactional_id)
+        _w.write_compact_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which EndTxnRequest versions 3-5 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, committed"
         out += _pack_EndTxnRequest_producer_id_to_committed(request.producer_id, request.producer_epoch, request.committed)
         field = "(tagged fields)"

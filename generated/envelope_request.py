@@ -113,15 +113,11 @@ def _write_EnvelopeRequest_v0(request: EnvelopeRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "request_data"
-        if request.request_data is None:
-            raise EncodeError("field request_data is null, which EnvelopeRequest version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.request_data)
+        _w.write_compact_bytes(out, _w.non_null(request.request_data, "field request_data is null, which EnvelopeRequest version 0 does not allow (never nullable)"))
         field = "request_principal"
         _w.write_compact_bytes(out, request.request_principal)
         field = "client_host_address"
-        if request.client_host_address is None:
-            raise EncodeError("field client_host_address is null, which EnvelopeRequest version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.client_host_address)
+        _w.write_compact_bytes(out, _w.non_null(request.client_host_address, "field client_host_address is null, which EnvelopeRequest version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

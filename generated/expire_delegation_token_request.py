@@ -108,9 +108,7 @@ def _write_ExpireDelegationTokenRequest_v0_1(request: ExpireDelegationTokenReque
     field = ""
     try:
         field = "hmac"
-        if request.hmac is None:
-            raise EncodeError("field hmac is null, which ExpireDelegationTokenRequest versions 0-1 do not allow (never nullable)")
-        _w.write_bytes(out, request.hmac)
+        _w.write_bytes(out, _w.non_null(request.hmac, "field hmac is null, which ExpireDelegationTokenRequest versions 0-1 do not allow (never nullable)"))
         field = "expiry_time_period_ms"
         out += _pack_ExpireDelegationTokenRequest_expiry_time_period_ms(request.expiry_time_period_ms)
     except _w.ENCODE_FAILURES as error:
@@ -144,9 +142,7 @@ def _write_ExpireDelegationTokenRequest_v2(request: ExpireDelegationTokenRequest
     field = ""
     try:
         field = "hmac"
-        if request.hmac is None:
-            raise EncodeError("field hmac is null, which ExpireDelegationTokenRequest version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.hmac)
+        _w.write_compact_bytes(out, _w.non_null(request.hmac, "field hmac is null, which ExpireDelegationTokenRequest version 2 does not allow (never nullable)"))
         field = "expiry_time_period_ms"
         out += _pack_ExpireDelegationTokenRequest_expiry_time_period_ms(request.expiry_time_period_ms)
         field = "(tagged fields)"

@@ -350,9 +350,7 @@ def _write_PartitionSnapshot_v0(snapshot: PartitionSnapshot, out: bytearray) -> 
         field = "partition, current_leader_epoch"
         out += _pack_PartitionSnapshot_partition_current_leader_epoch(snapshot.partition, snapshot.current_leader_epoch)
         field = "snapshot_id"
-        if snapshot.snapshot_id is None:
-            raise EncodeError("field snapshot_id is null, which PartitionSnapshot version 0 does not allow (never nullable)")
-        _write_SnapshotId_v0_1(snapshot.snapshot_id, out)
+        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot version 0 does not allow (never nullable)"), out)
         field = "position"
         out += _pack_PartitionSnapshot_position(snapshot.position)
         field = "(tagged fields)"
@@ -419,9 +417,7 @@ def _write_PartitionSnapshot_v1(snapshot: PartitionSnapshot, out: bytearray) -> 
         field = "partition, current_leader_epoch"
         out += _pack_PartitionSnapshot_partition_current_leader_epoch(snapshot.partition, snapshot.current_leader_epoch)
         field = "snapshot_id"
-        if snapshot.snapshot_id is None:
-            raise EncodeError("field snapshot_id is null, which PartitionSnapshot version 1 does not allow (never nullable)")
-        _write_SnapshotId_v0_1(snapshot.snapshot_id, out)
+        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot version 1 does not allow (never nullable)"), out)
         field = "position"
         out += _pack_PartitionSnapshot_position(snapshot.position)
         field = "(tagged fields)"
@@ -476,17 +472,12 @@ def _write_TopicSnapshot_v0(snapshot: TopicSnapshot, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if snapshot.name is None:
-            raise EncodeError("field name is null, which TopicSnapshot version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, snapshot.name)
+        _w.write_compact_string(out, _w.non_null(snapshot.name, "field name is null, which TopicSnapshot version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = snapshot.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicSnapshot version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionSnapshot_v0(partitions_item, out)
+        partitions_items = _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionSnapshot_v0(partitions_item, out)
         field = "(tagged fields)"
         if snapshot.unknown_tagged_fields:
             _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
@@ -533,17 +524,12 @@ def _write_TopicSnapshot_v1(snapshot: TopicSnapshot, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if snapshot.name is None:
-            raise EncodeError("field name is null, which TopicSnapshot version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, snapshot.name)
+        _w.write_compact_string(out, _w.non_null(snapshot.name, "field name is null, which TopicSnapshot version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = snapshot.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicSnapshot version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionSnapshot_v1(partitions_item, out)
+        partitions_items = _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionSnapshot_v1(partitions_item, out)
         field = "(tagged fields)"
         if snapshot.unknown_tagged_fields:
             _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
@@ -616,13 +602,10 @@ def _write_FetchSnapshotRequest_v0(request: FetchSnapshotRequest, out: bytearray
         field = "replica_id, max_bytes"
         out += _pack_FetchSnapshotRequest_replica_id_max_bytes(request.replica_id, request.max_bytes)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which FetchSnapshotRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which FetchSnapshotRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicSnapshot_v0(topics_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if request.cluster_id is not None:
@@ -701,13 +684,10 @@ def _write_FetchSnapshotRequest_v1(request: FetchSnapshotRequest, out: bytearray
         field = "replica_id, max_bytes"
         out += _pack_FetchSnapshotRequest_replica_id_max_bytes(request.replica_id, request.max_bytes)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which FetchSnapshotRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which FetchSnapshotRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicSnapshot_v1(topics_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if request.cluster_id is not None:

@@ -564,23 +564,17 @@ def _write_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot, out: bytearray) -
         field = "index, error_code"
         out += _pack_PartitionSnapshot_index_error_code(snapshot.index, snapshot.error_code)
         field = "snapshot_id"
-        if snapshot.snapshot_id is None:
-            raise EncodeError("field snapshot_id is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)")
-        _write_SnapshotId_v0_1(snapshot.snapshot_id, out)
+        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), out)
         field = "size_, position"
         out += _pack_PartitionSnapshot_size__position(snapshot.size_, snapshot.position)
         field = "unaligned_records"
-        if snapshot.unaligned_records is None:
-            raise EncodeError("field unaligned_records is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)")
-        _w.write_records(out, snapshot.unaligned_records, True)
+        _w.write_records(out, _w.non_null(snapshot.unaligned_records, "field unaligned_records is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), True)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if snapshot.current_leader != LeaderIdAndEpoch():
             payload = bytearray()
             field = "current_leader"
-            if snapshot.current_leader is None:
-                raise EncodeError("field current_leader is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)")
-            _write_LeaderIdAndEpoch_v0_1(snapshot.current_leader, payload)
+            _write_LeaderIdAndEpoch_v0_1(_w.non_null(snapshot.current_leader, "field current_leader is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), payload)
             tagged.append((0, payload))
         if tagged or snapshot.unknown_tagged_fields:
             _w.write_tagged(out, tagged, snapshot.unknown_tagged_fields)
@@ -627,17 +621,12 @@ def _write_TopicSnapshot_v0_1(snapshot: TopicSnapshot, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if snapshot.name is None:
-            raise EncodeError("field name is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, snapshot.name)
+        _w.write_compact_string(out, _w.non_null(snapshot.name, "field name is null, which TopicSnapshot versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = snapshot.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionSnapshot_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionSnapshot_v0_1(partitions_item, out)
         field = "(tagged fields)"
         if snapshot.unknown_tagged_fields:
             _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
@@ -679,9 +668,7 @@ def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which NodeEndpoint version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint version 1 does not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -735,13 +722,10 @@ def _write_FetchSnapshotResponse_v0(response: FetchSnapshotResponse, out: bytear
         field = "throttle_time_ms, error_code"
         out += _pack_FetchSnapshotResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which FetchSnapshotResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v0_1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which FetchSnapshotResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicSnapshot_v0_1(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -824,25 +808,19 @@ def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytear
         field = "throttle_time_ms, error_code"
         out += _pack_FetchSnapshotResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v0_1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicSnapshot_v0_1(topics_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (response.node_endpoints is None or len(response.node_endpoints) != 0):
             payload = bytearray()
             field = "node_endpoints[]"
-            node_endpoints_items = response.node_endpoints
-            if node_endpoints_items is None:
-                    raise EncodeError("field node_endpoints is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(node_endpoints_items), True)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v1(node_endpoints_item, payload)
+            node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
+            _w.write_count(payload, len(node_endpoints_items), True)
+            for node_endpoints_item in node_endpoints_items:
+                _write_NodeEndpoint_v1(node_endpoints_item, payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)

@@ -116,9 +116,7 @@ def _write_FindCoordinatorRequest_v0(request: FindCoordinatorRequest, out: bytea
     field = ""
     try:
         field = "key"
-        if request.key is None:
-            raise EncodeError("field key is null, which FindCoordinatorRequest version 0 does not allow (never nullable)")
-        _w.write_string(out, request.key)
+        _w.write_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -149,9 +147,7 @@ def _write_FindCoordinatorRequest_v1_2(request: FindCoordinatorRequest, out: byt
     field = ""
     try:
         field = "key"
-        if request.key is None:
-            raise EncodeError("field key is null, which FindCoordinatorRequest versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, request.key)
+        _w.write_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest versions 1-2 do not allow (never nullable)"))
         field = "key_type"
         out += _pack_FindCoordinatorRequest_key_type(request.key_type)
     except _w.ENCODE_FAILURES as error:
@@ -187,9 +183,7 @@ def _write_FindCoordinatorRequest_v3(request: FindCoordinatorRequest, out: bytea
     field = ""
     try:
         field = "key"
-        if request.key is None:
-            raise EncodeError("field key is null, which FindCoordinatorRequest version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, request.key)
+        _w.write_compact_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest version 3 does not allow (never nullable)"))
         field = "key_type"
         out += _pack_FindCoordinatorRequest_key_type(request.key_type)
         field = "(tagged fields)"
@@ -244,15 +238,12 @@ def _write_FindCoordinatorRequest_v4_6(request: FindCoordinatorRequest, out: byt
         field = "key_type"
         out += _pack_FindCoordinatorRequest_key_type(request.key_type)
         field = "coordinator_keys"
-        coordinator_keys_items = request.coordinator_keys
-        if coordinator_keys_items is None:
-                raise EncodeError("field coordinator_keys is null, which FindCoordinatorRequest versions 4-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(coordinator_keys_items), True)
-            for coordinator_keys_item in coordinator_keys_items:
-                if coordinator_keys_item is None:
-                    raise EncodeError("null element in array coordinator_keys")
-                _w.write_compact_string(out, coordinator_keys_item)
+        coordinator_keys_items = _w.non_null(request.coordinator_keys, "field coordinator_keys is null, which FindCoordinatorRequest versions 4-6 do not allow (never nullable)")
+        _w.write_count(out, len(coordinator_keys_items), True)
+        for coordinator_keys_item in coordinator_keys_items:
+            if coordinator_keys_item is None:
+                raise EncodeError("null element in array coordinator_keys")
+            _w.write_compact_string(out, coordinator_keys_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

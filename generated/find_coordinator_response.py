@@ -244,15 +244,11 @@ def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if coordinator.key is None:
-            raise EncodeError("field key is null, which Coordinator versions 4-6 do not allow (never nullable)")
-        _w.write_compact_string(out, coordinator.key)
+        _w.write_compact_string(out, _w.non_null(coordinator.key, "field key is null, which Coordinator versions 4-6 do not allow (never nullable)"))
         field = "node_id"
         out += _pack_Coordinator_node_id(coordinator.node_id)
         field = "host"
-        if coordinator.host is None:
-            raise EncodeError("field host is null, which Coordinator versions 4-6 do not allow (never nullable)")
-        _w.write_compact_string(out, coordinator.host)
+        _w.write_compact_string(out, _w.non_null(coordinator.host, "field host is null, which Coordinator versions 4-6 do not allow (never nullable)"))
         field = "port, error_code"
         out += _pack_Coordinator_port_error_code(coordinator.port, coordinator.error_code)
         field = "error_message"
@@ -299,9 +295,7 @@ def _write_FindCoordinatorResponse_v0(response: FindCoordinatorResponse, out: by
         field = "error_code, node_id"
         out += _pack_FindCoordinatorResponse_error_code_node_id(response.error_code, response.node_id)
         field = "host"
-        if response.host is None:
-            raise EncodeError("field host is null, which FindCoordinatorResponse version 0 does not allow (never nullable)")
-        _w.write_string(out, response.host)
+        _w.write_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
     except _w.ENCODE_FAILURES as error:
@@ -348,9 +342,7 @@ def _write_FindCoordinatorResponse_v1_2(response: FindCoordinatorResponse, out: 
         field = "node_id"
         out += _pack_FindCoordinatorResponse_node_id(response.node_id)
         field = "host"
-        if response.host is None:
-            raise EncodeError("field host is null, which FindCoordinatorResponse versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, response.host)
+        _w.write_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse versions 1-2 do not allow (never nullable)"))
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
     except _w.ENCODE_FAILURES as error:
@@ -400,9 +392,7 @@ def _write_FindCoordinatorResponse_v3(response: FindCoordinatorResponse, out: by
         field = "node_id"
         out += _pack_FindCoordinatorResponse_node_id(response.node_id)
         field = "host"
-        if response.host is None:
-            raise EncodeError("field host is null, which FindCoordinatorResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.host)
+        _w.write_compact_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse version 3 does not allow (never nullable)"))
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
         field = "(tagged fields)"
@@ -467,13 +457,10 @@ def _write_FindCoordinatorResponse_v4_6(response: FindCoordinatorResponse, out: 
         field = "throttle_time_ms"
         out += _pack_FindCoordinatorResponse_throttle_time_ms(response.throttle_time_ms)
         field = "coordinators[]"
-        coordinators_items = response.coordinators
-        if coordinators_items is None:
-                raise EncodeError("field coordinators is null, which FindCoordinatorResponse versions 4-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(coordinators_items), True)
-            for coordinators_item in coordinators_items:
-                _write_Coordinator_v4_6(coordinators_item, out)
+        coordinators_items = _w.non_null(response.coordinators, "field coordinators is null, which FindCoordinatorResponse versions 4-6 do not allow (never nullable)")
+        _w.write_count(out, len(coordinators_items), True)
+        for coordinators_item in coordinators_items:
+            _write_Coordinator_v4_6(coordinators_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -197,24 +197,18 @@ def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscripti
         field = "subscription_id"
         out += _pack_GetTelemetrySubscriptionsResponse_subscription_id(response.subscription_id)
         field = "accepted_compression_types"
-        accepted_compression_types_items = response.accepted_compression_types
-        if accepted_compression_types_items is None:
-                raise EncodeError("field accepted_compression_types is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(accepted_compression_types_items), True)
-            _w.write_fixed_array(out, accepted_compression_types_items, "b")
+        accepted_compression_types_items = _w.non_null(response.accepted_compression_types, "field accepted_compression_types is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(accepted_compression_types_items), True)
+        _w.write_fixed_array(out, accepted_compression_types_items, "b")
         field = "push_interval_ms, telemetry_max_bytes, delta_temporality"
         out += _pack_GetTelemetrySubscriptionsResponse_push_interval_ms_to_delta_temporality(response.push_interval_ms, response.telemetry_max_bytes, response.delta_temporality)
         field = "requested_metrics"
-        requested_metrics_items = response.requested_metrics
-        if requested_metrics_items is None:
-                raise EncodeError("field requested_metrics is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(requested_metrics_items), True)
-            for requested_metrics_item in requested_metrics_items:
-                if requested_metrics_item is None:
-                    raise EncodeError("null element in array requested_metrics")
-                _w.write_compact_string(out, requested_metrics_item)
+        requested_metrics_items = _w.non_null(response.requested_metrics, "field requested_metrics is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(requested_metrics_items), True)
+        for requested_metrics_item in requested_metrics_items:
+            if requested_metrics_item is None:
+                raise EncodeError("null element in array requested_metrics")
+            _w.write_compact_string(out, requested_metrics_item)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

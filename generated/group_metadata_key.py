@@ -90,9 +90,7 @@ def _write_GroupMetadataKey_v0(key: GroupMetadataKey, out: bytearray) -> None:
     field = ""
     try:
         field = "group"
-        if key.group is None:
-            raise EncodeError("field group is null, which GroupMetadataKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group)
+        _w.write_string(out, _w.non_null(key.group, "field group is null, which GroupMetadataKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 

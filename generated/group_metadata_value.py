@@ -247,27 +247,17 @@ def _write_MemberMetadata_v0(metadata: MemberMetadata, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if metadata.member_id is None:
-            raise EncodeError("field member_id is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_string(out, metadata.member_id)
+        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata version 0 does not allow (never nullable)"))
         field = "client_id"
-        if metadata.client_id is None:
-            raise EncodeError("field client_id is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_string(out, metadata.client_id)
+        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata version 0 does not allow (never nullable)"))
         field = "client_host"
-        if metadata.client_host is None:
-            raise EncodeError("field client_host is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_string(out, metadata.client_host)
+        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata version 0 does not allow (never nullable)"))
         field = "session_timeout"
         out += _pack_MemberMetadata_session_timeout(metadata.session_timeout)
         field = "subscription"
-        if metadata.subscription is None:
-            raise EncodeError("field subscription is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_bytes(out, metadata.subscription)
+        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata version 0 does not allow (never nullable)"))
         field = "assignment"
-        if metadata.assignment is None:
-            raise EncodeError("field assignment is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_bytes(out, metadata.assignment)
+        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -305,27 +295,17 @@ def _write_MemberMetadata_v1_2(metadata: MemberMetadata, out: bytearray) -> None
     field = ""
     try:
         field = "member_id"
-        if metadata.member_id is None:
-            raise EncodeError("field member_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, metadata.member_id)
+        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
         field = "client_id"
-        if metadata.client_id is None:
-            raise EncodeError("field client_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, metadata.client_id)
+        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
         field = "client_host"
-        if metadata.client_host is None:
-            raise EncodeError("field client_host is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, metadata.client_host)
+        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
         field = "rebalance_timeout, session_timeout"
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
-        if metadata.subscription is None:
-            raise EncodeError("field subscription is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_bytes(out, metadata.subscription)
+        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
         field = "assignment"
-        if metadata.assignment is None:
-            raise EncodeError("field assignment is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_bytes(out, metadata.assignment)
+        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -364,29 +344,19 @@ def _write_MemberMetadata_v3(metadata: MemberMetadata, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if metadata.member_id is None:
-            raise EncodeError("field member_id is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_string(out, metadata.member_id)
+        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, metadata.group_instance_id)
         field = "client_id"
-        if metadata.client_id is None:
-            raise EncodeError("field client_id is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_string(out, metadata.client_id)
+        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata version 3 does not allow (never nullable)"))
         field = "client_host"
-        if metadata.client_host is None:
-            raise EncodeError("field client_host is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_string(out, metadata.client_host)
+        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata version 3 does not allow (never nullable)"))
         field = "rebalance_timeout, session_timeout"
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
-        if metadata.subscription is None:
-            raise EncodeError("field subscription is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_bytes(out, metadata.subscription)
+        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata version 3 does not allow (never nullable)"))
         field = "assignment"
-        if metadata.assignment is None:
-            raise EncodeError("field assignment is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_bytes(out, metadata.assignment)
+        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata version 3 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -428,29 +398,19 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if metadata.member_id is None:
-            raise EncodeError("field member_id is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, metadata.member_id)
+        _w.write_compact_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, metadata.group_instance_id)
         field = "client_id"
-        if metadata.client_id is None:
-            raise EncodeError("field client_id is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, metadata.client_id)
+        _w.write_compact_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "client_host"
-        if metadata.client_host is None:
-            raise EncodeError("field client_host is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, metadata.client_host)
+        _w.write_compact_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "rebalance_timeout, session_timeout"
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
-        if metadata.subscription is None:
-            raise EncodeError("field subscription is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_bytes(out, metadata.subscription)
+        _w.write_compact_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "assignment"
-        if metadata.assignment is None:
-            raise EncodeError("field assignment is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_bytes(out, metadata.assignment)
+        _w.write_compact_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "(tagged fields)"
         if metadata.unknown_tagged_fields:
             _w.write_tagged(out, [], metadata.unknown_tagged_fields)
@@ -502,9 +462,7 @@ def _write_GroupMetadataValue_v0(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 0 does not allow (never nullable)")
-        _w.write_string(out, value.protocol_type)
+        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 0 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -512,13 +470,10 @@ def _write_GroupMetadataValue_v0(value: GroupMetadataValue, out: bytearray) -> N
         field = "leader"
         _w.write_string(out, value.leader)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberMetadata_v0(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberMetadata_v0(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -565,9 +520,7 @@ def _write_GroupMetadataValue_v1(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 1 does not allow (never nullable)")
-        _w.write_string(out, value.protocol_type)
+        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 1 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -575,13 +528,10 @@ def _write_GroupMetadataValue_v1(value: GroupMetadataValue, out: bytearray) -> N
         field = "leader"
         _w.write_string(out, value.leader)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberMetadata_v1_2(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 1 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberMetadata_v1_2(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -630,9 +580,7 @@ def _write_GroupMetadataValue_v2(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 2 does not allow (never nullable)")
-        _w.write_string(out, value.protocol_type)
+        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 2 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -642,13 +590,10 @@ def _write_GroupMetadataValue_v2(value: GroupMetadataValue, out: bytearray) -> N
         field = "current_state_timestamp"
         out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberMetadata_v1_2(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 2 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberMetadata_v1_2(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -697,9 +642,7 @@ def _write_GroupMetadataValue_v3(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 3 does not allow (never nullable)")
-        _w.write_string(out, value.protocol_type)
+        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 3 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -709,13 +652,10 @@ def _write_GroupMetadataValue_v3(value: GroupMetadataValue, out: bytearray) -> N
         field = "current_state_timestamp"
         out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberMetadata_v3(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 3 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberMetadata_v3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -767,9 +707,7 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, value.protocol_type)
+        _w.write_compact_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 4 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -779,13 +717,10 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
         field = "current_state_timestamp"
         out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_MemberMetadata_v4(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 4 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_MemberMetadata_v4(members_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)

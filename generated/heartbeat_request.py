@@ -126,15 +126,11 @@ def _write_HeartbeatRequest_v0_2(request: HeartbeatRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)"))
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -167,15 +163,11 @@ def _write_HeartbeatRequest_v3(request: HeartbeatRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which HeartbeatRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest version 3 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which HeartbeatRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which HeartbeatRequest version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
     except _w.ENCODE_FAILURES as error:
@@ -213,15 +205,11 @@ def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which HeartbeatRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest version 4 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which HeartbeatRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which HeartbeatRequest version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "(tagged fields)"

@@ -234,9 +234,7 @@ def _write_AlterableConfig_v0(config: AlterableConfig, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if config.name is None:
-            raise EncodeError("field name is null, which AlterableConfig version 0 does not allow (never nullable)")
-        _w.write_string(out, config.name)
+        _w.write_string(out, _w.non_null(config.name, "field name is null, which AlterableConfig version 0 does not allow (never nullable)"))
         field = "config_operation"
         out += _pack_AlterableConfig_config_operation(config.config_operation)
         field = "value"
@@ -274,9 +272,7 @@ def _write_AlterableConfig_v1(config: AlterableConfig, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if config.name is None:
-            raise EncodeError("field name is null, which AlterableConfig version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, config.name)
+        _w.write_compact_string(out, _w.non_null(config.name, "field name is null, which AlterableConfig version 1 does not allow (never nullable)"))
         field = "config_operation"
         out += _pack_AlterableConfig_config_operation(config.config_operation)
         field = "value"
@@ -329,17 +325,12 @@ def _write_AlterConfigsResource_v0(resource: AlterConfigsResource, out: bytearra
         field = "resource_type"
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which AlterConfigsResource version 0 does not allow (never nullable)")
-        _w.write_string(out, resource.resource_name)
+        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which AlterConfigsResource version 0 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = resource.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which AlterConfigsResource version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_AlterableConfig_v0(configs_item, out)
+        configs_items = _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 0 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_AlterableConfig_v0(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -386,17 +377,12 @@ def _write_AlterConfigsResource_v1(resource: AlterConfigsResource, out: bytearra
         field = "resource_type"
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which AlterConfigsResource version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which AlterConfigsResource version 1 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = resource.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which AlterConfigsResource version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), True)
-            for configs_item in configs_items:
-                _write_AlterableConfig_v1(configs_item, out)
+        configs_items = _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 1 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), True)
+        for configs_item in configs_items:
+            _write_AlterableConfig_v1(configs_item, out)
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -441,13 +427,10 @@ def _write_IncrementalAlterConfigsRequest_v0(request: IncrementalAlterConfigsReq
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which IncrementalAlterConfigsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_AlterConfigsResource_v0(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which IncrementalAlterConfigsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_AlterConfigsResource_v0(resources_item, out)
         field = "validate_only"
         out += _pack_IncrementalAlterConfigsRequest_validate_only(request.validate_only)
     except _w.ENCODE_FAILURES as error:
@@ -492,13 +475,10 @@ def _write_IncrementalAlterConfigsRequest_v1(request: IncrementalAlterConfigsReq
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which IncrementalAlterConfigsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), True)
-            for resources_item in resources_items:
-                _write_AlterConfigsResource_v1(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which IncrementalAlterConfigsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), True)
+        for resources_item in resources_items:
+            _write_AlterConfigsResource_v1(resources_item, out)
         field = "validate_only"
         out += _pack_IncrementalAlterConfigsRequest_validate_only(request.validate_only)
         field = "(tagged fields)"

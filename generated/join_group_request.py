@@ -202,13 +202,9 @@ def _write_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol, out
     field = ""
     try:
         field = "name"
-        if protocol.name is None:
-            raise EncodeError("field name is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)")
-        _w.write_string(out, protocol.name)
+        _w.write_string(out, _w.non_null(protocol.name, "field name is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)"))
         field = "metadata"
-        if protocol.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)")
-        _w.write_bytes(out, protocol.metadata)
+        _w.write_bytes(out, _w.non_null(protocol.metadata, "field metadata is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -239,13 +235,9 @@ def _write_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol, out
     field = ""
     try:
         field = "name"
-        if protocol.name is None:
-            raise EncodeError("field name is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)")
-        _w.write_compact_string(out, protocol.name)
+        _w.write_compact_string(out, _w.non_null(protocol.name, "field name is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)"))
         field = "metadata"
-        if protocol.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)")
-        _w.write_compact_bytes(out, protocol.metadata)
+        _w.write_compact_bytes(out, _w.non_null(protocol.metadata, "field metadata is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)"))
         field = "(tagged fields)"
         if protocol.unknown_tagged_fields:
             _w.write_tagged(out, [], protocol.unknown_tagged_fields)
@@ -301,27 +293,18 @@ def _write_JoinGroupRequest_v0(request: JoinGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest version 0 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest version 0 does not allow (never nullable)"))
         field = "session_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms(request.session_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest version 0 does not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest version 0 does not allow (never nullable)"))
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest version 0 does not allow (never nullable)")
-        _w.write_string(out, request.protocol_type)
+        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest version 0 does not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), False)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), False)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -371,27 +354,18 @@ def _write_JoinGroupRequest_v1_4(request: JoinGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)"))
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)"))
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
-        _w.write_string(out, request.protocol_type)
+        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), False)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), False)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -440,29 +414,20 @@ def _write_JoinGroupRequest_v5(request: JoinGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest version 5 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest version 5 does not allow (never nullable)"))
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest version 5 does not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest version 5 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest version 5 does not allow (never nullable)")
-        _w.write_string(out, request.protocol_type)
+        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest version 5 does not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), False)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), False)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -514,29 +479,20 @@ def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)"))
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        _w.write_compact_string(out, request.protocol_type)
+        _w.write_compact_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), True)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), True)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -594,29 +550,20 @@ def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)"))
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        _w.write_compact_string(out, request.protocol_type)
+        _w.write_compact_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), True)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), True)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         field = "reason"
         _w.write_compact_string(out, request.reason)
         field = "(tagged fields)"

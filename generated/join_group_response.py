@@ -219,13 +219,9 @@ def _write_JoinGroupResponseMember_v0_4(member: JoinGroupResponseMember, out: by
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)")
-        _w.write_string(out, member.member_id)
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)"))
         field = "metadata"
-        if member.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)")
-        _w.write_bytes(out, member.metadata)
+        _w.write_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -255,15 +251,11 @@ def _write_JoinGroupResponseMember_v5(member: JoinGroupResponseMember, out: byte
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponseMember version 5 does not allow (never nullable)")
-        _w.write_string(out, member.member_id)
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember version 5 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, member.group_instance_id)
         field = "metadata"
-        if member.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupResponseMember version 5 does not allow (never nullable)")
-        _w.write_bytes(out, member.metadata)
+        _w.write_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember version 5 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -296,15 +288,11 @@ def _write_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember, out: by
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)")
-        _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, member.group_instance_id)
         field = "metadata"
-        if member.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)")
-        _w.write_compact_bytes(out, member.metadata)
+        _w.write_compact_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)"))
         field = "(tagged fields)"
         if member.unknown_tagged_fields:
             _w.write_tagged(out, [], member.unknown_tagged_fields)
@@ -362,25 +350,16 @@ def _write_JoinGroupResponse_v0_1(response: JoinGroupResponse, out: bytearray) -
         field = "error_code, generation_id"
         out += _pack_JoinGroupResponse_error_code_generation_id(response.error_code, response.generation_id)
         field = "protocol_name"
-        if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null, which JoinGroupResponse versions 0-1 do not allow (nullable in versions 7+)")
-        _w.write_string(out, response.protocol_name)
+        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse versions 0-1 do not allow (nullable in versions 7+)"))
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.leader)
+        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.member_id)
+        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v0_4(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v0_4(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -432,25 +411,16 @@ def _write_JoinGroupResponse_v2_4(response: JoinGroupResponse, out: bytearray) -
         field = "throttle_time_ms, error_code, generation_id"
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
-        if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null, which JoinGroupResponse versions 2-4 do not allow (nullable in versions 7+)")
-        _w.write_string(out, response.protocol_name)
+        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse versions 2-4 do not allow (nullable in versions 7+)"))
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
-        _w.write_string(out, response.leader)
+        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
-        _w.write_string(out, response.member_id)
+        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v0_4(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v0_4(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -502,25 +472,16 @@ def _write_JoinGroupResponse_v5(response: JoinGroupResponse, out: bytearray) -> 
         field = "throttle_time_ms, error_code, generation_id"
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
-        if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null, which JoinGroupResponse version 5 does not allow (nullable in versions 7+)")
-        _w.write_string(out, response.protocol_name)
+        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse version 5 does not allow (nullable in versions 7+)"))
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse version 5 does not allow (never nullable)")
-        _w.write_string(out, response.leader)
+        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse version 5 does not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse version 5 does not allow (never nullable)")
-        _w.write_string(out, response.member_id)
+        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse version 5 does not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v5(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v5(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -575,25 +536,16 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
         field = "throttle_time_ms, error_code, generation_id"
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
-        if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null, which JoinGroupResponse version 6 does not allow (nullable in versions 7+)")
-        _w.write_compact_string(out, response.protocol_name)
+        _w.write_compact_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse version 6 does not allow (nullable in versions 7+)"))
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, response.leader)
+        _w.write_compact_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse version 6 does not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse version 6 does not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v6_9(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse version 6 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v6_9(members_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -658,21 +610,14 @@ def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -
         field = "protocol_name"
         _w.write_compact_string(out, response.protocol_name)
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        _w.write_compact_string(out, response.leader)
+        _w.write_compact_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v6_9(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v6_9(members_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -737,23 +682,16 @@ def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> 
         field = "protocol_name"
         _w.write_compact_string(out, response.protocol_name)
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        _w.write_compact_string(out, response.leader)
+        _w.write_compact_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse version 9 does not allow (never nullable)"))
         field = "skip_assignment"
         out += _pack_JoinGroupResponse_skip_assignment(response.skip_assignment)
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse version 9 does not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v6_9(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse version 9 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v6_9(members_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

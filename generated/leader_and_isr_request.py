@@ -432,27 +432,19 @@ def _write_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState, out:
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -502,27 +494,19 @@ def _write_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState, out:
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "is_new"
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
     except _w.ENCODE_FAILURES as error:
@@ -575,21 +559,15 @@ def _write_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState, out:
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "is_new"
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
     except _w.ENCODE_FAILURES as error:
@@ -654,35 +632,23 @@ def _write_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState, out:
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
-        adding_replicas_items = state.adding_replicas
-        if adding_replicas_items is None:
-                raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(adding_replicas_items), False)
-            _w.write_fixed_array(out, adding_replicas_items, "i")
+        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(adding_replicas_items), False)
+        _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
-        removing_replicas_items = state.removing_replicas
-        if removing_replicas_items is None:
-                raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(removing_replicas_items), False)
-            _w.write_fixed_array(out, removing_replicas_items, "i")
+        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(removing_replicas_items), False)
+        _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "is_new"
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
     except _w.ENCODE_FAILURES as error:
@@ -750,35 +716,23 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), True)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), True)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
-        adding_replicas_items = state.adding_replicas
-        if adding_replicas_items is None:
-                raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(adding_replicas_items), True)
-            _w.write_fixed_array(out, adding_replicas_items, "i")
+        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(adding_replicas_items), True)
+        _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
-        removing_replicas_items = state.removing_replicas
-        if removing_replicas_items is None:
-                raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(removing_replicas_items), True)
-            _w.write_fixed_array(out, removing_replicas_items, "i")
+        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(removing_replicas_items), True)
+        _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "is_new"
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
         field = "(tagged fields)"
@@ -848,35 +802,23 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), True)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), True)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
-        adding_replicas_items = state.adding_replicas
-        if adding_replicas_items is None:
-                raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(adding_replicas_items), True)
-            _w.write_fixed_array(out, adding_replicas_items, "i")
+        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(adding_replicas_items), True)
+        _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
-        removing_replicas_items = state.removing_replicas
-        if removing_replicas_items is None:
-                raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(removing_replicas_items), True)
-            _w.write_fixed_array(out, removing_replicas_items, "i")
+        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(removing_replicas_items), True)
+        _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "is_new, leader_recovery_state"
         out += _pack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(state.is_new, state.leader_recovery_state)
         field = "(tagged fields)"
@@ -923,17 +865,12 @@ def _write_LeaderAndIsrTopicState_v2(state: LeaderAndIsrTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), False)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v2(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), False)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v2(partition_states_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -973,17 +910,12 @@ def _write_LeaderAndIsrTopicState_v3(state: LeaderAndIsrTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), False)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v3(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), False)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v3(partition_states_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1026,17 +958,12 @@ def _write_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -1085,19 +1012,14 @@ def _write_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -1146,19 +1068,14 @@ def _write_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState, out: bytea
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v6_7(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v6_7(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -1197,9 +1114,7 @@ def _write_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader, out: byte
         field = "broker_id"
         out += _pack_LeaderAndIsrLiveLeader_broker_id(leader.broker_id)
         field = "host_name"
-        if leader.host_name is None:
-            raise EncodeError("field host_name is null, which LeaderAndIsrLiveLeader versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, leader.host_name)
+        _w.write_string(out, _w.non_null(leader.host_name, "field host_name is null, which LeaderAndIsrLiveLeader versions 0-3 do not allow (never nullable)"))
         field = "port"
         out += _pack_LeaderAndIsrLiveLeader_port(leader.port)
     except _w.ENCODE_FAILURES as error:
@@ -1238,9 +1153,7 @@ def _write_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader, out: byte
         field = "broker_id"
         out += _pack_LeaderAndIsrLiveLeader_broker_id(leader.broker_id)
         field = "host_name"
-        if leader.host_name is None:
-            raise EncodeError("field host_name is null, which LeaderAndIsrLiveLeader versions 4-7 do not allow (never nullable)")
-        _w.write_compact_string(out, leader.host_name)
+        _w.write_compact_string(out, _w.non_null(leader.host_name, "field host_name is null, which LeaderAndIsrLiveLeader versions 4-7 do not allow (never nullable)"))
         field = "port"
         out += _pack_LeaderAndIsrLiveLeader_port(leader.port)
         field = "(tagged fields)"
@@ -1311,21 +1224,15 @@ def _write_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_LeaderAndIsrPartitionState_v0(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_LeaderAndIsrPartitionState_v0(ungrouped_partition_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), False)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), False)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1389,21 +1296,15 @@ def _write_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_LeaderAndIsrPartitionState_v1(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_LeaderAndIsrPartitionState_v1(ungrouped_partition_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), False)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), False)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1466,21 +1367,15 @@ def _write_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), False)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v2(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), False)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v2(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), False)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), False)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1543,21 +1438,15 @@ def _write_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), False)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v3(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), False)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v3(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), False)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), False)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1623,21 +1512,15 @@ def _write_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v4(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v4(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), True)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), True)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -1705,21 +1588,15 @@ def _write_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch, type"
         out += _pack_LeaderAndIsrRequest_controller_id_to_type(request.controller_id, request.controller_epoch, request.broker_epoch, request.type)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v5(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v5(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), True)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), True)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -1787,21 +1664,15 @@ def _write_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch, type"
         out += _pack_LeaderAndIsrRequest_controller_id_to_type(request.controller_id, request.controller_epoch, request.broker_epoch, request.type)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), True)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), True)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -1866,21 +1737,15 @@ def _write_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch, type"
         out += _pack_LeaderAndIsrRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch_type(request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch, request.type)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), True)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), True)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -229,9 +229,7 @@ def _write_LeaderAndIsrPartitionError_v0_3(leader_and_isr_partition_error: Leade
     field = ""
     try:
         field = "topic_name"
-        if leader_and_isr_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionError versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, leader_and_isr_partition_error.topic_name)
+        _w.write_string(out, _w.non_null(leader_and_isr_partition_error.topic_name, "field topic_name is null, which LeaderAndIsrPartitionError versions 0-3 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_LeaderAndIsrPartitionError_partition_index_error_code(leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code)
     except _w.ENCODE_FAILURES as error:
@@ -265,9 +263,7 @@ def _write_LeaderAndIsrPartitionError_v4(leader_and_isr_partition_error: LeaderA
     field = ""
     try:
         field = "topic_name"
-        if leader_and_isr_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionError version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, leader_and_isr_partition_error.topic_name)
+        _w.write_compact_string(out, _w.non_null(leader_and_isr_partition_error.topic_name, "field topic_name is null, which LeaderAndIsrPartitionError version 4 does not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_LeaderAndIsrPartitionError_partition_index_error_code(leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code)
         field = "(tagged fields)"
@@ -354,13 +350,10 @@ def _write_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrT
         field = "topic_id"
         out += _w.uuid_bytes(leader_and_isr_topic_error.topic_id)
         field = "partition_errors[]"
-        partition_errors_items = leader_and_isr_topic_error.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which LeaderAndIsrTopicError versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), True)
-            for partition_errors_item in partition_errors_items:
-                _write_LeaderAndIsrPartitionError_v5_7(partition_errors_item, out)
+        partition_errors_items = _w.non_null(leader_and_isr_topic_error.partition_errors, "field partition_errors is null, which LeaderAndIsrTopicError versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), True)
+        for partition_errors_item in partition_errors_items:
+            _write_LeaderAndIsrPartitionError_v5_7(partition_errors_item, out)
         field = "(tagged fields)"
         if leader_and_isr_topic_error.unknown_tagged_fields:
             _w.write_tagged(out, [], leader_and_isr_topic_error.unknown_tagged_fields)
@@ -409,13 +402,10 @@ def _write_LeaderAndIsrResponse_v0_3(response: LeaderAndIsrResponse, out: bytear
         field = "error_code"
         out += _pack_LeaderAndIsrResponse_error_code(response.error_code)
         field = "partition_errors[]"
-        partition_errors_items = response.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which LeaderAndIsrResponse versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), False)
-            for partition_errors_item in partition_errors_items:
-                _write_LeaderAndIsrPartitionError_v0_3(partition_errors_item, out)
+        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which LeaderAndIsrResponse versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), False)
+        for partition_errors_item in partition_errors_items:
+            _write_LeaderAndIsrPartitionError_v0_3(partition_errors_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -462,13 +452,10 @@ def _write_LeaderAndIsrResponse_v4(response: LeaderAndIsrResponse, out: bytearra
         field = "error_code"
         out += _pack_LeaderAndIsrResponse_error_code(response.error_code)
         field = "partition_errors[]"
-        partition_errors_items = response.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which LeaderAndIsrResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), True)
-            for partition_errors_item in partition_errors_items:
-                _write_LeaderAndIsrPartitionError_v4(partition_errors_item, out)
+        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which LeaderAndIsrResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), True)
+        for partition_errors_item in partition_errors_items:
+            _write_LeaderAndIsrPartitionError_v4(partition_errors_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -520,13 +507,10 @@ def _write_LeaderAndIsrResponse_v5_7(response: LeaderAndIsrResponse, out: bytear
         field = "error_code"
         out += _pack_LeaderAndIsrResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which LeaderAndIsrResponse versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_LeaderAndIsrTopicError_v5_7(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which LeaderAndIsrResponse versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_LeaderAndIsrTopicError_v5_7(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

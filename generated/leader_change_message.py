@@ -282,21 +282,15 @@ def _write_LeaderChangeMessage_v0(message: LeaderChangeMessage, out: bytearray) 
         field = "version, leader_id"
         out += _pack_LeaderChangeMessage_version_leader_id(message.version, message.leader_id)
         field = "voters[]"
-        voters_items = message.voters
-        if voters_items is None:
-                raise EncodeError("field voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(voters_items), True)
-            for voters_item in voters_items:
-                _write_Voter_v0(voters_item, out)
+        voters_items = _w.non_null(message.voters, "field voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
+        _w.write_count(out, len(voters_items), True)
+        for voters_item in voters_items:
+            _write_Voter_v0(voters_item, out)
         field = "granting_voters[]"
-        granting_voters_items = message.granting_voters
-        if granting_voters_items is None:
-                raise EncodeError("field granting_voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(granting_voters_items), True)
-            for granting_voters_item in granting_voters_items:
-                _write_Voter_v0(granting_voters_item, out)
+        granting_voters_items = _w.non_null(message.granting_voters, "field granting_voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
+        _w.write_count(out, len(granting_voters_items), True)
+        for granting_voters_item in granting_voters_items:
+            _write_Voter_v0(granting_voters_item, out)
         field = "(tagged fields)"
         if message.unknown_tagged_fields:
             _w.write_tagged(out, [], message.unknown_tagged_fields)
@@ -359,21 +353,15 @@ def _write_LeaderChangeMessage_v1(message: LeaderChangeMessage, out: bytearray) 
         field = "version, leader_id"
         out += _pack_LeaderChangeMessage_version_leader_id(message.version, message.leader_id)
         field = "voters[]"
-        voters_items = message.voters
-        if voters_items is None:
-                raise EncodeError("field voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(voters_items), True)
-            for voters_item in voters_items:
-                _write_Voter_v1(voters_item, out)
+        voters_items = _w.non_null(message.voters, "field voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
+        _w.write_count(out, len(voters_items), True)
+        for voters_item in voters_items:
+            _write_Voter_v1(voters_item, out)
         field = "granting_voters[]"
-        granting_voters_items = message.granting_voters
-        if granting_voters_items is None:
-                raise EncodeError("field granting_voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(granting_voters_items), True)
-            for granting_voters_item in granting_voters_items:
-                _write_Voter_v1(granting_voters_item, out)
+        granting_voters_items = _w.non_null(message.granting_voters, "field granting_voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
+        _w.write_count(out, len(granting_voters_items), True)
+        for granting_voters_item in granting_voters_items:
+            _write_Voter_v1(granting_voters_item, out)
         field = "(tagged fields)"
         if message.unknown_tagged_fields:
             _w.write_tagged(out, [], message.unknown_tagged_fields)

@@ -167,9 +167,7 @@ def _write_MemberIdentity_v3(identity: MemberIdentity, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if identity.member_id is None:
-            raise EncodeError("field member_id is null, which MemberIdentity version 3 does not allow (never nullable)")
-        _w.write_string(out, identity.member_id)
+        _w.write_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, identity.group_instance_id)
     except _w.ENCODE_FAILURES as error:
@@ -203,9 +201,7 @@ def _write_MemberIdentity_v4(identity: MemberIdentity, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if identity.member_id is None:
-            raise EncodeError("field member_id is null, which MemberIdentity version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, identity.member_id)
+        _w.write_compact_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, identity.group_instance_id)
         field = "(tagged fields)"
@@ -245,9 +241,7 @@ def _write_MemberIdentity_v5(identity: MemberIdentity, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if identity.member_id is None:
-            raise EncodeError("field member_id is null, which MemberIdentity version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, identity.member_id)
+        _w.write_compact_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity version 5 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, identity.group_instance_id)
         field = "reason"
@@ -286,13 +280,9 @@ def _write_LeaveGroupRequest_v0_2(request: LeaveGroupRequest, out: bytearray) ->
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -334,17 +324,12 @@ def _write_LeaveGroupRequest_v3(request: LeaveGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which LeaveGroupRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest version 3 does not allow (never nullable)"))
         field = "members[]"
-        members_items = request.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberIdentity_v3(members_item, out)
+        members_items = _w.non_null(request.members, "field members is null, which LeaveGroupRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberIdentity_v3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -389,17 +374,12 @@ def _write_LeaveGroupRequest_v4(request: LeaveGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest version 4 does not allow (never nullable)"))
         field = "members[]"
-        members_items = request.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_MemberIdentity_v4(members_item, out)
+        members_items = _w.non_null(request.members, "field members is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_MemberIdentity_v4(members_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -449,17 +429,12 @@ def _write_LeaveGroupRequest_v5(request: LeaveGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest version 5 does not allow (never nullable)"))
         field = "members[]"
-        members_items = request.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_MemberIdentity_v5(members_item, out)
+        members_items = _w.non_null(request.members, "field members is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_MemberIdentity_v5(members_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

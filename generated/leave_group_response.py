@@ -179,9 +179,7 @@ def _write_MemberResponse_v3(response: MemberResponse, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which MemberResponse version 3 does not allow (never nullable)")
-        _w.write_string(out, response.member_id)
+        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which MemberResponse version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, response.group_instance_id)
         field = "error_code"
@@ -219,9 +217,7 @@ def _write_MemberResponse_v4_5(response: MemberResponse, out: bytearray) -> None
     field = ""
     try:
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which MemberResponse versions 4-5 do not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which MemberResponse versions 4-5 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, response.group_instance_id)
         field = "error_code"
@@ -331,13 +327,10 @@ def _write_LeaveGroupResponse_v3(response: LeaveGroupResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_LeaveGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberResponse_v3(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which LeaveGroupResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberResponse_v3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -382,13 +375,10 @@ def _write_LeaveGroupResponse_v4_5(response: LeaveGroupResponse, out: bytearray)
         field = "throttle_time_ms, error_code"
         out += _pack_LeaveGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupResponse versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_MemberResponse_v4_5(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which LeaveGroupResponse versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_MemberResponse_v4_5(members_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

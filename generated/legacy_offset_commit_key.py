@@ -115,13 +115,9 @@ def _write_LegacyOffsetCommitKey_v0(key: LegacyOffsetCommitKey, out: bytearray) 
     field = ""
     try:
         field = "group"
-        if key.group is None:
-            raise EncodeError("field group is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group)
+        _w.write_string(out, _w.non_null(key.group, "field group is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)"))
         field = "topic"
-        if key.topic is None:
-            raise EncodeError("field topic is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.topic)
+        _w.write_string(out, _w.non_null(key.topic, "field topic is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)"))
         field = "partition"
         out += _pack_LegacyOffsetCommitKey_partition(key.partition)
     except _w.ENCODE_FAILURES as error:

@@ -120,9 +120,7 @@ def _write_LegacyOffsetCommitValue_v0(value: LegacyOffsetCommitValue, out: bytea
         field = "offset"
         out += _pack_LegacyOffsetCommitValue_offset(value.offset)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which LegacyOffsetCommitValue version 0 does not allow (never nullable)")
-        _w.write_string(out, value.metadata)
+        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which LegacyOffsetCommitValue version 0 does not allow (never nullable)"))
         field = "commit_timestamp"
         out += _pack_LegacyOffsetCommitValue_commit_timestamp(value.commit_timestamp)
     except _w.ENCODE_FAILURES as error:

@@ -158,9 +158,7 @@ def _write_ClientMetricsResource_v0(resource: ClientMetricsResource, out: bytear
     field = ""
     try:
         field = "name"
-        if resource.name is None:
-            raise EncodeError("field name is null, which ClientMetricsResource version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.name)
+        _w.write_compact_string(out, _w.non_null(resource.name, "field name is null, which ClientMetricsResource version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -210,13 +208,10 @@ def _write_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsReso
         field = "throttle_time_ms, error_code"
         out += _pack_ListClientMetricsResourcesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "client_metrics_resources[]"
-        client_metrics_resources_items = response.client_metrics_resources
-        if client_metrics_resources_items is None:
-                raise EncodeError("field client_metrics_resources is null, which ListClientMetricsResourcesResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(client_metrics_resources_items), True)
-            for client_metrics_resources_item in client_metrics_resources_items:
-                _write_ClientMetricsResource_v0(client_metrics_resources_item, out)
+        client_metrics_resources_items = _w.non_null(response.client_metrics_resources, "field client_metrics_resources is null, which ListClientMetricsResourcesResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(client_metrics_resources_items), True)
+        for client_metrics_resources_item in client_metrics_resources_items:
+            _write_ClientMetricsResource_v0(client_metrics_resources_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -131,12 +131,9 @@ def _write_ListConfigResourcesRequest_v1(request: ListConfigResourcesRequest, ou
     field = ""
     try:
         field = "resource_types"
-        resource_types_items = request.resource_types
-        if resource_types_items is None:
-                raise EncodeError("field resource_types is null, which ListConfigResourcesRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resource_types_items), True)
-            _w.write_fixed_array(out, resource_types_items, "b")
+        resource_types_items = _w.non_null(request.resource_types, "field resource_types is null, which ListConfigResourcesRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(resource_types_items), True)
+        _w.write_fixed_array(out, resource_types_items, "b")
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -169,9 +169,7 @@ def _write_ConfigResource_v0(resource: ConfigResource, out: bytearray) -> None:
     field = ""
     try:
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which ConfigResource version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which ConfigResource version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -208,9 +206,7 @@ def _write_ConfigResource_v1(resource: ConfigResource, out: bytearray) -> None:
     field = ""
     try:
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which ConfigResource version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which ConfigResource version 1 does not allow (never nullable)"))
         field = "resource_type"
         out += _pack_ConfigResource_resource_type(resource.resource_type)
         field = "(tagged fields)"
@@ -262,13 +258,10 @@ def _write_ListConfigResourcesResponse_v0(response: ListConfigResourcesResponse,
         field = "throttle_time_ms, error_code"
         out += _pack_ListConfigResourcesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "config_resources[]"
-        config_resources_items = response.config_resources
-        if config_resources_items is None:
-                raise EncodeError("field config_resources is null, which ListConfigResourcesResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(config_resources_items), True)
-            for config_resources_item in config_resources_items:
-                _write_ConfigResource_v0(config_resources_item, out)
+        config_resources_items = _w.non_null(response.config_resources, "field config_resources is null, which ListConfigResourcesResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(config_resources_items), True)
+        for config_resources_item in config_resources_items:
+            _write_ConfigResource_v0(config_resources_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -318,13 +311,10 @@ def _write_ListConfigResourcesResponse_v1(response: ListConfigResourcesResponse,
         field = "throttle_time_ms, error_code"
         out += _pack_ListConfigResourcesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "config_resources[]"
-        config_resources_items = response.config_resources
-        if config_resources_items is None:
-                raise EncodeError("field config_resources is null, which ListConfigResourcesResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(config_resources_items), True)
-            for config_resources_item in config_resources_items:
-                _write_ConfigResource_v1(config_resources_item, out)
+        config_resources_items = _w.non_null(response.config_resources, "field config_resources is null, which ListConfigResourcesResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(config_resources_items), True)
+        for config_resources_item in config_resources_items:
+            _write_ConfigResource_v1(config_resources_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -177,15 +177,12 @@ def _write_ListGroupsRequest_v4(request: ListGroupsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "states_filter"
-        states_filter_items = request.states_filter
-        if states_filter_items is None:
-                raise EncodeError("field states_filter is null, which ListGroupsRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(states_filter_items), True)
-            for states_filter_item in states_filter_items:
-                if states_filter_item is None:
-                    raise EncodeError("null element in array states_filter")
-                _w.write_compact_string(out, states_filter_item)
+        states_filter_items = _w.non_null(request.states_filter, "field states_filter is null, which ListGroupsRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(states_filter_items), True)
+        for states_filter_item in states_filter_items:
+            if states_filter_item is None:
+                raise EncodeError("null element in array states_filter")
+            _w.write_compact_string(out, states_filter_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -243,25 +240,19 @@ def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "states_filter"
-        states_filter_items = request.states_filter
-        if states_filter_items is None:
-                raise EncodeError("field states_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(states_filter_items), True)
-            for states_filter_item in states_filter_items:
-                if states_filter_item is None:
-                    raise EncodeError("null element in array states_filter")
-                _w.write_compact_string(out, states_filter_item)
+        states_filter_items = _w.non_null(request.states_filter, "field states_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(states_filter_items), True)
+        for states_filter_item in states_filter_items:
+            if states_filter_item is None:
+                raise EncodeError("null element in array states_filter")
+            _w.write_compact_string(out, states_filter_item)
         field = "types_filter"
-        types_filter_items = request.types_filter
-        if types_filter_items is None:
-                raise EncodeError("field types_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(types_filter_items), True)
-            for types_filter_item in types_filter_items:
-                if types_filter_item is None:
-                    raise EncodeError("null element in array types_filter")
-                _w.write_compact_string(out, types_filter_item)
+        types_filter_items = _w.non_null(request.types_filter, "field types_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(types_filter_items), True)
+        for types_filter_item in types_filter_items:
+            if types_filter_item is None:
+                raise EncodeError("null element in array types_filter")
+            _w.write_compact_string(out, types_filter_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -181,13 +181,9 @@ def _write_ListedGroup_v0_2(group: ListedGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which ListedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.group_id)
+        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup versions 0-2 do not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which ListedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.protocol_type)
+        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup versions 0-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -220,13 +216,9 @@ def _write_ListedGroup_v3(group: ListedGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which ListedGroup version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup version 3 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which ListedGroup version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup version 3 does not allow (never nullable)"))
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -265,17 +257,11 @@ def _write_ListedGroup_v4(group: ListedGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which ListedGroup version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup version 4 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which ListedGroup version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup version 4 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which ListedGroup version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which ListedGroup version 4 does not allow (never nullable)"))
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -315,21 +301,13 @@ def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which ListedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup version 5 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which ListedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup version 5 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which ListedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which ListedGroup version 5 does not allow (never nullable)"))
         field = "group_type"
-        if group.group_type is None:
-            raise EncodeError("field group_type is null, which ListedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_type)
+        _w.write_compact_string(out, _w.non_null(group.group_type, "field group_type is null, which ListedGroup version 5 does not allow (never nullable)"))
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -377,13 +355,10 @@ def _write_ListGroupsResponse_v0(response: ListGroupsResponse, out: bytearray) -
         field = "error_code"
         out += _pack_ListGroupsResponse_error_code(response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_ListedGroup_v0_2(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_ListedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -425,13 +400,10 @@ def _write_ListGroupsResponse_v1_2(response: ListGroupsResponse, out: bytearray)
         field = "throttle_time_ms, error_code"
         out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_ListedGroup_v0_2(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_ListedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -476,13 +448,10 @@ def _write_ListGroupsResponse_v3(response: ListGroupsResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_ListedGroup_v3(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_ListedGroup_v3(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -532,13 +501,10 @@ def _write_ListGroupsResponse_v4(response: ListGroupsResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_ListedGroup_v4(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_ListedGroup_v4(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -588,13 +554,10 @@ def _write_ListGroupsResponse_v5(response: ListGroupsResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_ListedGroup_v5(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_ListedGroup_v5(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -389,17 +389,12 @@ def _write_ListOffsetsTopic_v0(topic: ListOffsetsTopic, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopic version 0 does not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartition_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -438,17 +433,12 @@ def _write_ListOffsetsTopic_v1_3(topic: ListOffsetsTopic, out: bytearray) -> Non
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartition_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartition_v1_3(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -487,17 +477,12 @@ def _write_ListOffsetsTopic_v4_5(topic: ListOffsetsTopic, out: bytearray) -> Non
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartition_v4_5(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartition_v4_5(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -539,17 +524,12 @@ def _write_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic, out: bytearray) -> No
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartition_v6_11(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartition_v6_11(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -600,13 +580,10 @@ def _write_ListOffsetsRequest_v0(request: ListOffsetsRequest, out: bytearray) ->
         field = "replica_id"
         out += _pack_ListOffsetsRequest_replica_id(request.replica_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -652,13 +629,10 @@ def _write_ListOffsetsRequest_v1(request: ListOffsetsRequest, out: bytearray) ->
         field = "replica_id"
         out += _pack_ListOffsetsRequest_replica_id(request.replica_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v1_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -701,13 +675,10 @@ def _write_ListOffsetsRequest_v2_3(request: ListOffsetsRequest, out: bytearray) 
         field = "replica_id, isolation_level"
         out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v1_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -750,13 +721,10 @@ def _write_ListOffsetsRequest_v4_5(request: ListOffsetsRequest, out: bytearray) 
         field = "replica_id, isolation_level"
         out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v4_5(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v4_5(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -802,13 +770,10 @@ def _write_ListOffsetsRequest_v6_9(request: ListOffsetsRequest, out: bytearray) 
         field = "replica_id, isolation_level"
         out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest versions 6-9 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v6_11(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 6-9 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v6_11(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -861,13 +826,10 @@ def _write_ListOffsetsRequest_v10_11(request: ListOffsetsRequest, out: bytearray
         field = "replica_id, isolation_level"
         out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest versions 10-11 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v6_11(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 10-11 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v6_11(topics_item, out)
         field = "timeout_ms"
         out += _pack_ListOffsetsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"

@@ -259,12 +259,9 @@ def _write_ListOffsetsPartitionResponse_v0(response: ListOffsetsPartitionRespons
         field = "partition_index, error_code"
         out += _pack_ListOffsetsPartitionResponse_partition_index_error_code(response.partition_index, response.error_code)
         field = "old_style_offsets"
-        old_style_offsets_items = response.old_style_offsets
-        if old_style_offsets_items is None:
-                raise EncodeError("field old_style_offsets is null, which ListOffsetsPartitionResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(old_style_offsets_items), False)
-            _w.write_fixed_array(out, old_style_offsets_items, "q")
+        old_style_offsets_items = _w.non_null(response.old_style_offsets, "field old_style_offsets is null, which ListOffsetsPartitionResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(old_style_offsets_items), False)
+        _w.write_fixed_array(out, old_style_offsets_items, "q")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -401,17 +398,12 @@ def _write_ListOffsetsTopicResponse_v0(response: ListOffsetsTopicResponse, out: 
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)")
-        _w.write_string(out, response.name)
+        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartitionResponse_v0(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartitionResponse_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -450,17 +442,12 @@ def _write_ListOffsetsTopicResponse_v1_3(response: ListOffsetsTopicResponse, out
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, response.name)
+        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartitionResponse_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartitionResponse_v1_3(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -499,17 +486,12 @@ def _write_ListOffsetsTopicResponse_v4_5(response: ListOffsetsTopicResponse, out
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)")
-        _w.write_string(out, response.name)
+        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartitionResponse_v4_5(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartitionResponse_v4_5(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -551,17 +533,12 @@ def _write_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse, ou
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
-        _w.write_compact_string(out, response.name)
+        _w.write_compact_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartitionResponse_v6_11(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartitionResponse_v6_11(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -604,13 +581,10 @@ def _write_ListOffsetsResponse_v0(response: ListOffsetsResponse, out: bytearray)
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -648,13 +622,10 @@ def _write_ListOffsetsResponse_v1(response: ListOffsetsResponse, out: bytearray)
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -696,13 +667,10 @@ def _write_ListOffsetsResponse_v2_3(response: ListOffsetsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -744,13 +712,10 @@ def _write_ListOffsetsResponse_v4_5(response: ListOffsetsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v4_5(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v4_5(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -795,13 +760,10 @@ def _write_ListOffsetsResponse_v6_11(response: ListOffsetsResponse, out: bytearr
         field = "throttle_time_ms"
         out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse versions 6-11 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v6_11(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 6-11 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v6_11(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

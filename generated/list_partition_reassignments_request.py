@@ -165,16 +165,11 @@ def _write_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignment
     field = ""
     try:
         field = "name"
-        if topics.name is None:
-            raise EncodeError("field name is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topics.name)
+        _w.write_compact_string(out, _w.non_null(topics.name, "field name is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = topics.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), True)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(topics.partition_indexes, "field partition_indexes is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), True)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
         if topics.unknown_tagged_fields:
             _w.write_tagged(out, [], topics.unknown_tagged_fields)

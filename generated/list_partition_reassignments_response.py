@@ -261,26 +261,17 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
         field = "partition_index"
         out += _pack_OngoingPartitionReassignment_partition_index(reassignment.partition_index)
         field = "replicas"
-        replicas_items = reassignment.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), True)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(reassignment.replicas, "field replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), True)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
-        adding_replicas_items = reassignment.adding_replicas
-        if adding_replicas_items is None:
-                raise EncodeError("field adding_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(adding_replicas_items), True)
-            _w.write_fixed_array(out, adding_replicas_items, "i")
+        adding_replicas_items = _w.non_null(reassignment.adding_replicas, "field adding_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(adding_replicas_items), True)
+        _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
-        removing_replicas_items = reassignment.removing_replicas
-        if removing_replicas_items is None:
-                raise EncodeError("field removing_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(removing_replicas_items), True)
-            _w.write_fixed_array(out, removing_replicas_items, "i")
+        removing_replicas_items = _w.non_null(reassignment.removing_replicas, "field removing_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(removing_replicas_items), True)
+        _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "(tagged fields)"
         if reassignment.unknown_tagged_fields:
             _w.write_tagged(out, [], reassignment.unknown_tagged_fields)
@@ -327,17 +318,12 @@ def _write_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment, o
     field = ""
     try:
         field = "name"
-        if reassignment.name is None:
-            raise EncodeError("field name is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, reassignment.name)
+        _w.write_compact_string(out, _w.non_null(reassignment.name, "field name is null, which OngoingTopicReassignment version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = reassignment.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OngoingPartitionReassignment_v0(partitions_item, out)
+        partitions_items = _w.non_null(reassignment.partitions, "field partitions is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_OngoingPartitionReassignment_v0(partitions_item, out)
         field = "(tagged fields)"
         if reassignment.unknown_tagged_fields:
             _w.write_tagged(out, [], reassignment.unknown_tagged_fields)
@@ -391,13 +377,10 @@ def _write_ListPartitionReassignmentsResponse_v0(response: ListPartitionReassign
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListPartitionReassignmentsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OngoingTopicReassignment_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListPartitionReassignmentsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_OngoingTopicReassignment_v0(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -144,22 +144,16 @@ def _write_ListTransactionsRequest_v0(request: ListTransactionsRequest, out: byt
     field = ""
     try:
         field = "state_filters"
-        state_filters_items = request.state_filters
-        if state_filters_items is None:
-                raise EncodeError("field state_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_filters_items), True)
-            for state_filters_item in state_filters_items:
-                if state_filters_item is None:
-                    raise EncodeError("null element in array state_filters")
-                _w.write_compact_string(out, state_filters_item)
+        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_filters_items), True)
+        for state_filters_item in state_filters_items:
+            if state_filters_item is None:
+                raise EncodeError("null element in array state_filters")
+            _w.write_compact_string(out, state_filters_item)
         field = "producer_id_filters"
-        producer_id_filters_items = request.producer_id_filters
-        if producer_id_filters_items is None:
-                raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(producer_id_filters_items), True)
-            _w.write_fixed_array(out, producer_id_filters_items, "q")
+        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(producer_id_filters_items), True)
+        _w.write_fixed_array(out, producer_id_filters_items, "q")
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -216,22 +210,16 @@ def _write_ListTransactionsRequest_v1(request: ListTransactionsRequest, out: byt
     field = ""
     try:
         field = "state_filters"
-        state_filters_items = request.state_filters
-        if state_filters_items is None:
-                raise EncodeError("field state_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_filters_items), True)
-            for state_filters_item in state_filters_items:
-                if state_filters_item is None:
-                    raise EncodeError("null element in array state_filters")
-                _w.write_compact_string(out, state_filters_item)
+        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(state_filters_items), True)
+        for state_filters_item in state_filters_items:
+            if state_filters_item is None:
+                raise EncodeError("null element in array state_filters")
+            _w.write_compact_string(out, state_filters_item)
         field = "producer_id_filters"
-        producer_id_filters_items = request.producer_id_filters
-        if producer_id_filters_items is None:
-                raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(producer_id_filters_items), True)
-            _w.write_fixed_array(out, producer_id_filters_items, "q")
+        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(producer_id_filters_items), True)
+        _w.write_fixed_array(out, producer_id_filters_items, "q")
         field = "duration_filter"
         out += _pack_ListTransactionsRequest_duration_filter(request.duration_filter)
         field = "(tagged fields)"
@@ -289,22 +277,16 @@ def _write_ListTransactionsRequest_v2(request: ListTransactionsRequest, out: byt
     field = ""
     try:
         field = "state_filters"
-        state_filters_items = request.state_filters
-        if state_filters_items is None:
-                raise EncodeError("field state_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_filters_items), True)
-            for state_filters_item in state_filters_items:
-                if state_filters_item is None:
-                    raise EncodeError("null element in array state_filters")
-                _w.write_compact_string(out, state_filters_item)
+        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(state_filters_items), True)
+        for state_filters_item in state_filters_items:
+            if state_filters_item is None:
+                raise EncodeError("null element in array state_filters")
+            _w.write_compact_string(out, state_filters_item)
         field = "producer_id_filters"
-        producer_id_filters_items = request.producer_id_filters
-        if producer_id_filters_items is None:
-                raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(producer_id_filters_items), True)
-            _w.write_fixed_array(out, producer_id_filters_items, "q")
+        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(producer_id_filters_items), True)
+        _w.write_fixed_array(out, producer_id_filters_items, "q")
         field = "duration_filter"
         out += _pack_ListTransactionsRequest_duration_filter(request.duration_filter)
         field = "transactional_id_pattern"

@@ -186,15 +186,11 @@ def _write_TransactionState_v0_2(state: TransactionState, out: bytearray) -> Non
     field = ""
     try:
         field = "transactional_id"
-        if state.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TransactionState versions 0-2 do not allow (never nullable)")
-        _w.write_compact_string(out, state.transactional_id)
+        _w.write_compact_string(out, _w.non_null(state.transactional_id, "field transactional_id is null, which TransactionState versions 0-2 do not allow (never nullable)"))
         field = "producer_id"
         out += _pack_TransactionState_producer_id(state.producer_id)
         field = "transaction_state"
-        if state.transaction_state is None:
-            raise EncodeError("field transaction_state is null, which TransactionState versions 0-2 do not allow (never nullable)")
-        _w.write_compact_string(out, state.transaction_state)
+        _w.write_compact_string(out, _w.non_null(state.transaction_state, "field transaction_state is null, which TransactionState versions 0-2 do not allow (never nullable)"))
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -257,23 +253,17 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
         field = "throttle_time_ms, error_code"
         out += _pack_ListTransactionsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "unknown_state_filters"
-        unknown_state_filters_items = response.unknown_state_filters
-        if unknown_state_filters_items is None:
-                raise EncodeError("field unknown_state_filters is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(unknown_state_filters_items), True)
-            for unknown_state_filters_item in unknown_state_filters_items:
-                if unknown_state_filters_item is None:
-                    raise EncodeError("null element in array unknown_state_filters")
-                _w.write_compact_string(out, unknown_state_filters_item)
+        unknown_state_filters_items = _w.non_null(response.unknown_state_filters, "field unknown_state_filters is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(unknown_state_filters_items), True)
+        for unknown_state_filters_item in unknown_state_filters_items:
+            if unknown_state_filters_item is None:
+                raise EncodeError("null element in array unknown_state_filters")
+            _w.write_compact_string(out, unknown_state_filters_item)
         field = "transaction_states[]"
-        transaction_states_items = response.transaction_states
-        if transaction_states_items is None:
-                raise EncodeError("field transaction_states is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(transaction_states_items), True)
-            for transaction_states_item in transaction_states_items:
-                _write_TransactionState_v0_2(transaction_states_item, out)
+        transaction_states_items = _w.non_null(response.transaction_states, "field transaction_states is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(transaction_states_items), True)
+        for transaction_states_item in transaction_states_items:
+            _write_TransactionState_v0_2(transaction_states_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -151,9 +151,7 @@ def _write_OffsetCommitValue_v0_2(value: OffsetCommitValue, out: bytearray) -> N
         field = "offset"
         out += _pack_OffsetCommitValue_offset(value.offset)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which OffsetCommitValue versions 0,2 do not allow (never nullable)")
-        _w.write_string(out, value.metadata)
+        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue versions 0,2 do not allow (never nullable)"))
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
     except _w.ENCODE_FAILURES as error:
@@ -191,9 +189,7 @@ def _write_OffsetCommitValue_v1(value: OffsetCommitValue, out: bytearray) -> Non
         field = "offset"
         out += _pack_OffsetCommitValue_offset(value.offset)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which OffsetCommitValue version 1 does not allow (never nullable)")
-        _w.write_string(out, value.metadata)
+        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue version 1 does not allow (never nullable)"))
         field = "commit_timestamp, expire_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp_expire_timestamp(value.commit_timestamp, value.expire_timestamp)
     except _w.ENCODE_FAILURES as error:
@@ -231,9 +227,7 @@ def _write_OffsetCommitValue_v3(value: OffsetCommitValue, out: bytearray) -> Non
         field = "offset, leader_epoch"
         out += _pack_OffsetCommitValue_offset_leader_epoch(value.offset, value.leader_epoch)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which OffsetCommitValue version 3 does not allow (never nullable)")
-        _w.write_string(out, value.metadata)
+        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue version 3 does not allow (never nullable)"))
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
     except _w.ENCODE_FAILURES as error:
@@ -296,9 +290,7 @@ def _write_OffsetCommitValue_v4(value: OffsetCommitValue, out: bytearray) -> Non
         field = "offset, leader_epoch"
         out += _pack_OffsetCommitValue_offset_leader_epoch(value.offset, value.leader_epoch)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which OffsetCommitValue version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, value.metadata)
+        _w.write_compact_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue version 4 does not allow (never nullable)"))
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
         field = "(tagged fields)"

@@ -327,17 +327,12 @@ def _write_OffsetForLeaderTopic_v0_1(topic: OffsetForLeaderTopic, out: bytearray
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.topic)
+        _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_OffsetForLeaderPartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_OffsetForLeaderPartition_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -388,17 +383,12 @@ def _write_OffsetForLeaderTopic_v2_3(topic: OffsetForLeaderTopic, out: bytearray
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)")
-        _w.write_string(out, topic.topic)
+        _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_OffsetForLeaderPartition_v2_3(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_OffsetForLeaderPartition_v2_3(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -452,17 +442,12 @@ def _write_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic, out: bytearray) 
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic)
+        _w.write_compact_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OffsetForLeaderPartition_v4(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_OffsetForLeaderPartition_v4(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -505,13 +490,10 @@ def _write_OffsetForLeaderEpochRequest_v0_1(request: OffsetForLeaderEpochRequest
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -549,13 +531,10 @@ def _write_OffsetForLeaderEpochRequest_v2(request: OffsetForLeaderEpochRequest, 
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopic_v2_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopic_v2_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -597,13 +576,10 @@ def _write_OffsetForLeaderEpochRequest_v3(request: OffsetForLeaderEpochRequest, 
         field = "replica_id"
         out += _pack_OffsetForLeaderEpochRequest_replica_id(request.replica_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopic_v2_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopic_v2_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -648,13 +624,10 @@ def _write_OffsetForLeaderEpochRequest_v4(request: OffsetForLeaderEpochRequest, 
         field = "replica_id"
         out += _pack_OffsetForLeaderEpochRequest_replica_id(request.replica_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopic_v4(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopic_v4(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -331,17 +331,12 @@ def _write_OffsetForLeaderTopicResult_v0(result: OffsetForLeaderTopicResult, out
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.topic)
+        _w.write_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_EpochEndOffset_v0(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_EpochEndOffset_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -392,17 +387,12 @@ def _write_OffsetForLeaderTopicResult_v1_3(result: OffsetForLeaderTopicResult, o
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, result.topic)
+        _w.write_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_EpochEndOffset_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_EpochEndOffset_v1_3(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -456,17 +446,12 @@ def _write_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult, out
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, result.topic)
+        _w.write_compact_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_EpochEndOffset_v4(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_EpochEndOffset_v4(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -509,13 +494,10 @@ def _write_OffsetForLeaderEpochResponse_v0(response: OffsetForLeaderEpochRespons
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopicResult_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopicResult_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -553,13 +535,10 @@ def _write_OffsetForLeaderEpochResponse_v1(response: OffsetForLeaderEpochRespons
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -601,13 +580,10 @@ def _write_OffsetForLeaderEpochResponse_v2_3(response: OffsetForLeaderEpochRespo
         field = "throttle_time_ms"
         out += _pack_OffsetForLeaderEpochResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -652,13 +628,10 @@ def _write_OffsetForLeaderEpochResponse_v4(response: OffsetForLeaderEpochRespons
         field = "throttle_time_ms"
         out += _pack_OffsetForLeaderEpochResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopicResult_v4(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopicResult_v4(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -254,13 +254,10 @@ def _write_ProducerSnapshot_v1(snapshot: ProducerSnapshot, out: bytearray) -> No
         field = "crc"
         out += _pack_ProducerSnapshot_crc(snapshot.crc)
         field = "producer_entries[]"
-        producer_entries_items = snapshot.producer_entries
-        if producer_entries_items is None:
-                raise EncodeError("field producer_entries is null, which ProducerSnapshot version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(producer_entries_items), False)
-            for producer_entries_item in producer_entries_items:
-                _write_ProducerEntry_v1(producer_entries_item, out)
+        producer_entries_items = _w.non_null(snapshot.producer_entries, "field producer_entries is null, which ProducerSnapshot version 1 does not allow (never nullable)")
+        _w.write_count(out, len(producer_entries_items), False)
+        for producer_entries_item in producer_entries_items:
+            _write_ProducerEntry_v1(producer_entries_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 

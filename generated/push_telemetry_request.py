@@ -140,9 +140,7 @@ def _write_PushTelemetryRequest_v0(request: PushTelemetryRequest, out: bytearray
         field = "subscription_id, terminating, compression_type"
         out += _pack_PushTelemetryRequest_subscription_id_to_compression_type(request.subscription_id, request.terminating, request.compression_type)
         field = "metrics"
-        if request.metrics is None:
-            raise EncodeError("field metrics is null, which PushTelemetryRequest version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.metrics)
+        _w.write_compact_bytes(out, _w.non_null(request.metrics, "field metrics is null, which PushTelemetryRequest version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

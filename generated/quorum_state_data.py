@@ -259,9 +259,7 @@ def _write_QuorumStateData_v0(data: QuorumStateData, out: bytearray) -> None:
     field = ""
     try:
         field = "cluster_id"
-        if data.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which QuorumStateData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.cluster_id)
+        _w.write_compact_string(out, _w.non_null(data.cluster_id, "field cluster_id is null, which QuorumStateData version 0 does not allow (never nullable)"))
         field = "leader_id, leader_epoch, voted_id, applied_offset"
         out += _pack_QuorumStateData_leader_id_to_applied_offset(data.leader_id, data.leader_epoch, data.voted_id, data.applied_offset)
         field = "current_voters[]"

@@ -378,13 +378,10 @@ def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
         field = "state_epoch, start_offset"
         out += _pack_PartitionResult_state_epoch_start_offset(result.state_epoch, result.start_offset)
         field = "state_batches[]"
-        state_batches_items = result.state_batches
-        if state_batches_items is None:
-                raise EncodeError("field state_batches is null, which PartitionResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_batches_items), True)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0(state_batches_item, out)
+        state_batches_items = _w.non_null(result.state_batches, "field state_batches is null, which PartitionResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_batches_items), True)
+        for state_batches_item in state_batches_items:
+            _write_StateBatch_v0(state_batches_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -433,13 +430,10 @@ def _write_ReadStateResult_v0(result: ReadStateResult, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReadStateResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionResult_v0(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which ReadStateResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionResult_v0(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -484,13 +478,10 @@ def _write_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse,
     field = ""
     try:
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which ReadShareGroupStateResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_ReadStateResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which ReadShareGroupStateResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_ReadStateResult_v0(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -277,13 +277,10 @@ def _write_ReadStateSummaryData_v0_1(data: ReadStateSummaryData, out: bytearray)
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReadStateSummaryData versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which ReadStateSummaryData versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0_1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -330,17 +327,12 @@ def _write_ReadShareGroupStateSummaryRequest_v0_1(request: ReadShareGroupStateSu
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which ReadShareGroupStateSummaryRequest versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ReadShareGroupStateSummaryRequest versions 0-1 do not allow (never nullable)"))
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ReadShareGroupStateSummaryRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ReadStateSummaryData_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ReadShareGroupStateSummaryRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ReadStateSummaryData_v0_1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -351,13 +351,10 @@ def _write_ReadStateSummaryResult_v0(result: ReadStateSummaryResult, out: bytear
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReadStateSummaryResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionResult_v0(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which ReadStateSummaryResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionResult_v0(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -406,13 +403,10 @@ def _write_ReadStateSummaryResult_v1(result: ReadStateSummaryResult, out: bytear
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReadStateSummaryResult version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionResult_v1(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which ReadStateSummaryResult version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionResult_v1(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -457,13 +451,10 @@ def _write_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSu
     field = ""
     try:
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which ReadShareGroupStateSummaryResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_ReadStateSummaryResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which ReadShareGroupStateSummaryResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_ReadStateSummaryResult_v0(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -508,13 +499,10 @@ def _write_ReadShareGroupStateSummaryResponse_v1(response: ReadShareGroupStateSu
     field = ""
     try:
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which ReadShareGroupStateSummaryResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_ReadStateSummaryResult_v1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which ReadShareGroupStateSummaryResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_ReadStateSummaryResult_v1(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

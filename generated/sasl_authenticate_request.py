@@ -91,9 +91,7 @@ def _write_SaslAuthenticateRequest_v0_1(request: SaslAuthenticateRequest, out: b
     field = ""
     try:
         field = "auth_bytes"
-        if request.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateRequest versions 0-1 do not allow (never nullable)")
-        _w.write_bytes(out, request.auth_bytes)
+        _w.write_bytes(out, _w.non_null(request.auth_bytes, "field auth_bytes is null, which SaslAuthenticateRequest versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -122,9 +120,7 @@ def _write_SaslAuthenticateRequest_v2(request: SaslAuthenticateRequest, out: byt
     field = ""
     try:
         field = "auth_bytes"
-        if request.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateRequest version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.auth_bytes)
+        _w.write_compact_bytes(out, _w.non_null(request.auth_bytes, "field auth_bytes is null, which SaslAuthenticateRequest version 2 does not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

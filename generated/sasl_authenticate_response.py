@@ -130,9 +130,7 @@ def _write_SaslAuthenticateResponse_v0(response: SaslAuthenticateResponse, out: 
         field = "error_message"
         _w.write_string(out, response.error_message)
         field = "auth_bytes"
-        if response.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateResponse version 0 does not allow (never nullable)")
-        _w.write_bytes(out, response.auth_bytes)
+        _w.write_bytes(out, _w.non_null(response.auth_bytes, "field auth_bytes is null, which SaslAuthenticateResponse version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -170,9 +168,7 @@ def _write_SaslAuthenticateResponse_v1(response: SaslAuthenticateResponse, out: 
         field = "error_message"
         _w.write_string(out, response.error_message)
         field = "auth_bytes"
-        if response.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateResponse version 1 does not allow (never nullable)")
-        _w.write_bytes(out, response.auth_bytes)
+        _w.write_bytes(out, _w.non_null(response.auth_bytes, "field auth_bytes is null, which SaslAuthenticateResponse version 1 does not allow (never nullable)"))
         field = "session_lifetime_ms"
         out += _pack_SaslAuthenticateResponse_session_lifetime_ms(response.session_lifetime_ms)
     except _w.ENCODE_FAILURES as error:
@@ -215,9 +211,7 @@ def _write_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse, out: 
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "auth_bytes"
-        if response.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateResponse version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.auth_bytes)
+        _w.write_compact_bytes(out, _w.non_null(response.auth_bytes, "field auth_bytes is null, which SaslAuthenticateResponse version 2 does not allow (never nullable)"))
         field = "session_lifetime_ms"
         out += _pack_SaslAuthenticateResponse_session_lifetime_ms(response.session_lifetime_ms)
         field = "(tagged fields)"

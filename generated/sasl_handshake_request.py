@@ -92,9 +92,7 @@ def _write_SaslHandshakeRequest_v0_1(request: SaslHandshakeRequest, out: bytearr
     field = ""
     try:
         field = "mechanism"
-        if request.mechanism is None:
-            raise EncodeError("field mechanism is null, which SaslHandshakeRequest versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, request.mechanism)
+        _w.write_string(out, _w.non_null(request.mechanism, "field mechanism is null, which SaslHandshakeRequest versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 

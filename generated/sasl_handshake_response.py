@@ -119,15 +119,12 @@ def _write_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse, out: byte
         field = "error_code"
         out += _pack_SaslHandshakeResponse_error_code(response.error_code)
         field = "mechanisms"
-        mechanisms_items = response.mechanisms
-        if mechanisms_items is None:
-                raise EncodeError("field mechanisms is null, which SaslHandshakeResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(mechanisms_items), False)
-            for mechanisms_item in mechanisms_items:
-                if mechanisms_item is None:
-                    raise EncodeError("null element in array mechanisms")
-                _w.write_string(out, mechanisms_item)
+        mechanisms_items = _w.non_null(response.mechanisms, "field mechanisms is null, which SaslHandshakeResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(mechanisms_items), False)
+        for mechanisms_item in mechanisms_items:
+            if mechanisms_item is None:
+                raise EncodeError("null element in array mechanisms")
+            _w.write_string(out, mechanisms_item)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 

@@ -310,12 +310,9 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
         field = "first_offset, last_offset"
         out += _pack_AcknowledgementBatch_first_offset_last_offset(batch.first_offset, batch.last_offset)
         field = "acknowledge_types"
-        acknowledge_types_items = batch.acknowledge_types
-        if acknowledge_types_items is None:
-                raise EncodeError("field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acknowledge_types_items), True)
-            _w.write_fixed_array(out, acknowledge_types_items, "b")
+        acknowledge_types_items = _w.non_null(batch.acknowledge_types, "field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(acknowledge_types_items), True)
+        _w.write_fixed_array(out, acknowledge_types_items, "b")
         field = "(tagged fields)"
         if batch.unknown_tagged_fields:
             _w.write_tagged(out, [], batch.unknown_tagged_fields)
@@ -365,13 +362,10 @@ def _write_AcknowledgePartition_v1_2(partition: AcknowledgePartition, out: bytea
         field = "partition_index"
         out += _pack_AcknowledgePartition_partition_index(partition.partition_index)
         field = "acknowledgement_batches[]"
-        acknowledgement_batches_items = partition.acknowledgement_batches
-        if acknowledgement_batches_items is None:
-                raise EncodeError("field acknowledgement_batches is null, which AcknowledgePartition versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acknowledgement_batches_items), True)
-            for acknowledgement_batches_item in acknowledgement_batches_items:
-                _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
+        acknowledgement_batches_items = _w.non_null(partition.acknowledgement_batches, "field acknowledgement_batches is null, which AcknowledgePartition versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(acknowledgement_batches_items), True)
+        for acknowledgement_batches_item in acknowledgement_batches_items:
+            _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -420,13 +414,10 @@ def _write_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic, out: bytearray) -> Non
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AcknowledgeTopic versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_AcknowledgePartition_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AcknowledgeTopic versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_AcknowledgePartition_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -487,13 +478,10 @@ def _write_ShareAcknowledgeRequest_v1(request: ShareAcknowledgeRequest, out: byt
         field = "share_session_epoch"
         out += _pack_ShareAcknowledgeRequest_share_session_epoch(request.share_session_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ShareAcknowledgeRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_AcknowledgeTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ShareAcknowledgeRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_AcknowledgeTopic_v1_2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -551,13 +539,10 @@ def _write_ShareAcknowledgeRequest_v2(request: ShareAcknowledgeRequest, out: byt
         field = "share_session_epoch, is_renew_ack"
         out += _pack_ShareAcknowledgeRequest_share_session_epoch_is_renew_ack(request.share_session_epoch, request.is_renew_ack)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ShareAcknowledgeRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_AcknowledgeTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ShareAcknowledgeRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_AcknowledgeTopic_v1_2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

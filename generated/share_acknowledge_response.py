@@ -428,9 +428,7 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, data.error_message)
         field = "current_leader"
-        if data.current_leader is None:
-            raise EncodeError("field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        _write_LeaderIdAndEpoch_v1_2(data.current_leader, out)
+        _write_LeaderIdAndEpoch_v1_2(_w.non_null(data.current_leader, "field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)"), out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -479,13 +477,10 @@ def _write_ShareAcknowledgeTopicResponse_v1_2(response: ShareAcknowledgeTopicRes
         field = "topic_id"
         out += _w.uuid_bytes(response.topic_id)
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ShareAcknowledgeTopicResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ShareAcknowledgeTopicResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -529,9 +524,7 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "rack"
@@ -603,21 +596,15 @@ def _write_ShareAcknowledgeResponse_v1(response: ShareAcknowledgeResponse, out: 
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_ShareAcknowledgeTopicResponse_v1_2(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_ShareAcknowledgeTopicResponse_v1_2(responses_item, out)
         field = "node_endpoints[]"
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                _write_NodeEndpoint_v1_2(node_endpoints_item, out)
+        node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(node_endpoints_items), True)
+        for node_endpoints_item in node_endpoints_items:
+            _write_NodeEndpoint_v1_2(node_endpoints_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -689,21 +676,15 @@ def _write_ShareAcknowledgeResponse_v2(response: ShareAcknowledgeResponse, out: 
         field = "acquisition_lock_timeout_ms"
         out += _pack_ShareAcknowledgeResponse_acquisition_lock_timeout_ms(response.acquisition_lock_timeout_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_ShareAcknowledgeTopicResponse_v1_2(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_ShareAcknowledgeTopicResponse_v1_2(responses_item, out)
         field = "node_endpoints[]"
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                _write_NodeEndpoint_v1_2(node_endpoints_item, out)
+        node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(node_endpoints_items), True)
+        for node_endpoints_item in node_endpoints_items:
+            _write_NodeEndpoint_v1_2(node_endpoints_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -411,12 +411,9 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
         field = "first_offset, last_offset"
         out += _pack_AcknowledgementBatch_first_offset_last_offset(batch.first_offset, batch.last_offset)
         field = "acknowledge_types"
-        acknowledge_types_items = batch.acknowledge_types
-        if acknowledge_types_items is None:
-                raise EncodeError("field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acknowledge_types_items), True)
-            _w.write_fixed_array(out, acknowledge_types_items, "b")
+        acknowledge_types_items = _w.non_null(batch.acknowledge_types, "field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(acknowledge_types_items), True)
+        _w.write_fixed_array(out, acknowledge_types_items, "b")
         field = "(tagged fields)"
         if batch.unknown_tagged_fields:
             _w.write_tagged(out, [], batch.unknown_tagged_fields)
@@ -466,13 +463,10 @@ def _write_FetchPartition_v1_2(partition: FetchPartition, out: bytearray) -> Non
         field = "partition_index"
         out += _pack_FetchPartition_partition_index(partition.partition_index)
         field = "acknowledgement_batches[]"
-        acknowledgement_batches_items = partition.acknowledgement_batches
-        if acknowledgement_batches_items is None:
-                raise EncodeError("field acknowledgement_batches is null, which FetchPartition versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acknowledgement_batches_items), True)
-            for acknowledgement_batches_item in acknowledgement_batches_items:
-                _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
+        acknowledgement_batches_items = _w.non_null(partition.acknowledgement_batches, "field acknowledgement_batches is null, which FetchPartition versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(acknowledgement_batches_items), True)
+        for acknowledgement_batches_item in acknowledgement_batches_items:
+            _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -521,13 +515,10 @@ def _write_FetchTopic_v1_2(topic: FetchTopic, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which FetchTopic versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which FetchTopic versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_FetchPartition_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -569,12 +560,9 @@ def _write_ForgottenTopic_v1_2(topic: ForgottenTopic, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ForgottenTopic versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ForgottenTopic versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -649,21 +637,15 @@ def _write_ShareFetchRequest_v1(request: ShareFetchRequest, out: bytearray) -> N
         field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size"
         out += _pack_ShareFetchRequest_share_session_epoch_to_batch_size(request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ShareFetchRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_FetchTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ShareFetchRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_FetchTopic_v1_2(topics_item, out)
         field = "forgotten_topics_data[]"
-        forgotten_topics_data_items = request.forgotten_topics_data
-        if forgotten_topics_data_items is None:
-                raise EncodeError("field forgotten_topics_data is null, which ShareFetchRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(forgotten_topics_data_items), True)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
+        forgotten_topics_data_items = _w.non_null(request.forgotten_topics_data, "field forgotten_topics_data is null, which ShareFetchRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(forgotten_topics_data_items), True)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -734,21 +716,15 @@ def _write_ShareFetchRequest_v2(request: ShareFetchRequest, out: bytearray) -> N
         field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size, share_acquire_mode, is_renew_ack"
         out += _pack_ShareFetchRequest_share_session_epoch_to_is_renew_ack(request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size, request.share_acquire_mode, request.is_renew_ack)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ShareFetchRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_FetchTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ShareFetchRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_FetchTopic_v1_2(topics_item, out)
         field = "forgotten_topics_data[]"
-        forgotten_topics_data_items = request.forgotten_topics_data
-        if forgotten_topics_data_items is None:
-                raise EncodeError("field forgotten_topics_data is null, which ShareFetchRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(forgotten_topics_data_items), True)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
+        forgotten_topics_data_items = _w.non_null(request.forgotten_topics_data, "field forgotten_topics_data is null, which ShareFetchRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(forgotten_topics_data_items), True)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -183,12 +183,9 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
         field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -238,13 +235,10 @@ def _write_ShareGroupCurrentMemberAssignmentValue_v0(value: ShareGroupCurrentMem
         field = "member_epoch, previous_member_epoch, state"
         out += _pack_ShareGroupCurrentMemberAssignmentValue_member_epoch_to_state(value.member_epoch, value.previous_member_epoch, value.state)
         field = "assigned_partitions[]"
-        assigned_partitions_items = value.assigned_partitions
-        if assigned_partitions_items is None:
-                raise EncodeError("field assigned_partitions is null, which ShareGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assigned_partitions_items), True)
-            for assigned_partitions_item in assigned_partitions_items:
-                _write_TopicPartitions_v0(assigned_partitions_item, out)
+        assigned_partitions_items = _w.non_null(value.assigned_partitions, "field assigned_partitions is null, which ShareGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(assigned_partitions_items), True)
+        for assigned_partitions_item in assigned_partitions_items:
+            _write_TopicPartitions_v0(assigned_partitions_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)

@@ -147,13 +147,9 @@ def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, ou
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_ShareGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "rack_id"

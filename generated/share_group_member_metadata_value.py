@@ -134,23 +134,16 @@ def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue
         field = "rack_id"
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
-        if value.client_id is None:
-            raise EncodeError("field client_id is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_id)
+        _w.write_compact_string(out, _w.non_null(value.client_id, "field client_id is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "client_host"
-        if value.client_host is None:
-            raise EncodeError("field client_host is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_host)
+        _w.write_compact_string(out, _w.non_null(value.client_host, "field client_host is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "subscribed_topic_names"
-        subscribed_topic_names_items = value.subscribed_topic_names
-        if subscribed_topic_names_items is None:
-                raise EncodeError("field subscribed_topic_names is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(subscribed_topic_names_items), True)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
+        subscribed_topic_names_items = _w.non_null(value.subscribed_topic_names, "field subscribed_topic_names is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(subscribed_topic_names_items), True)
+        for subscribed_topic_names_item in subscribed_topic_names_items:
+            if subscribed_topic_names_item is None:
+                raise EncodeError("null element in array subscribed_topic_names")
+            _w.write_compact_string(out, subscribed_topic_names_item)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)

@@ -232,16 +232,11 @@ def _write_TopicPartitionsInfo_v0(info: TopicPartitionsInfo, out: bytearray) -> 
         field = "topic_id"
         out += _w.uuid_bytes(info.topic_id)
         field = "topic_name"
-        if info.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, info.topic_name)
+        _w.write_compact_string(out, _w.non_null(info.topic_name, "field topic_name is null, which TopicPartitionsInfo version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = info.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(info.partitions, "field partitions is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -279,9 +274,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(info.topic_id)
         field = "topic_name"
-        if info.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, info.topic_name)
+        _w.write_compact_string(out, _w.non_null(info.topic_name, "field topic_name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -352,29 +345,20 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
     field = ""
     try:
         field = "initializing_topics[]"
-        initializing_topics_items = value.initializing_topics
-        if initializing_topics_items is None:
-                raise EncodeError("field initializing_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(initializing_topics_items), True)
-            for initializing_topics_item in initializing_topics_items:
-                _write_TopicPartitionsInfo_v0(initializing_topics_item, out)
+        initializing_topics_items = _w.non_null(value.initializing_topics, "field initializing_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(initializing_topics_items), True)
+        for initializing_topics_item in initializing_topics_items:
+            _write_TopicPartitionsInfo_v0(initializing_topics_item, out)
         field = "initialized_topics[]"
-        initialized_topics_items = value.initialized_topics
-        if initialized_topics_items is None:
-                raise EncodeError("field initialized_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(initialized_topics_items), True)
-            for initialized_topics_item in initialized_topics_items:
-                _write_TopicPartitionsInfo_v0(initialized_topics_item, out)
+        initialized_topics_items = _w.non_null(value.initialized_topics, "field initialized_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(initialized_topics_items), True)
+        for initialized_topics_item in initialized_topics_items:
+            _write_TopicPartitionsInfo_v0(initialized_topics_item, out)
         field = "deleting_topics[]"
-        deleting_topics_items = value.deleting_topics
-        if deleting_topics_items is None:
-                raise EncodeError("field deleting_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(deleting_topics_items), True)
-            for deleting_topics_item in deleting_topics_items:
-                _write_TopicInfo_v0(deleting_topics_item, out)
+        deleting_topics_items = _w.non_null(value.deleting_topics, "field deleting_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(deleting_topics_items), True)
+        for deleting_topics_item in deleting_topics_items:
+            _write_TopicInfo_v0(deleting_topics_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)

@@ -157,12 +157,9 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(partition.topic_id)
         field = "partitions"
-        partitions_items = partition.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -207,13 +204,10 @@ def _write_ShareGroupTargetAssignmentMemberValue_v0(value: ShareGroupTargetAssig
     field = ""
     try:
         field = "topic_partitions[]"
-        topic_partitions_items = value.topic_partitions
-        if topic_partitions_items is None:
-                raise EncodeError("field topic_partitions is null, which ShareGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_partitions_items), True)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartition_v0(topic_partitions_item, out)
+        topic_partitions_items = _w.non_null(value.topic_partitions, "field topic_partitions is null, which ShareGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topic_partitions_items), True)
+        for topic_partitions_item in topic_partitions_items:
+            _write_TopicPartition_v0(topic_partitions_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)

@@ -305,13 +305,10 @@ def _write_ShareSnapshotValue_v0(value: ShareSnapshotValue, out: bytearray) -> N
         field = "snapshot_epoch, state_epoch, leader_epoch, start_offset, create_timestamp, write_timestamp"
         out += _pack_ShareSnapshotValue_snapshot_epoch_to_write_timestamp(value.snapshot_epoch, value.state_epoch, value.leader_epoch, value.start_offset, value.create_timestamp, value.write_timestamp)
         field = "state_batches[]"
-        state_batches_items = value.state_batches
-        if state_batches_items is None:
-                raise EncodeError("field state_batches is null, which ShareSnapshotValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_batches_items), True)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0(state_batches_item, out)
+        state_batches_items = _w.non_null(value.state_batches, "field state_batches is null, which ShareSnapshotValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_batches_items), True)
+        for state_batches_item in state_batches_items:
+            _write_StateBatch_v0(state_batches_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if value.delivery_complete_count != -1:

@@ -117,9 +117,7 @@ def _write_ShareUpdateKey_v0(key: ShareUpdateKey, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if key.group_id is None:
-            raise EncodeError("field group_id is null, which ShareUpdateKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group_id)
+        _w.write_string(out, _w.non_null(key.group_id, "field group_id is null, which ShareUpdateKey version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(key.topic_id)
         field = "partition"

@@ -284,13 +284,10 @@ def _write_ShareUpdateValue_v0(value: ShareUpdateValue, out: bytearray) -> None:
         field = "snapshot_epoch, leader_epoch, start_offset"
         out += _pack_ShareUpdateValue_snapshot_epoch_to_start_offset(value.snapshot_epoch, value.leader_epoch, value.start_offset)
         field = "state_batches[]"
-        state_batches_items = value.state_batches
-        if state_batches_items is None:
-                raise EncodeError("field state_batches is null, which ShareUpdateValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_batches_items), True)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0(state_batches_item, out)
+        state_batches_items = _w.non_null(value.state_batches, "field state_batches is null, which ShareUpdateValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_batches_items), True)
+        for state_batches_item in state_batches_items:
+            _write_StateBatch_v0(state_batches_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if value.delivery_complete_count != -1:

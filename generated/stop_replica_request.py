@@ -377,9 +377,7 @@ def _write_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0, out: bytearray)
     field = ""
     try:
         field = "topic_name"
-        if v0.topic_name is None:
-            raise EncodeError("field topic_name is null, which StopReplicaPartitionV0 version 0 does not allow (never nullable)")
-        _w.write_string(out, v0.topic_name)
+        _w.write_string(out, _w.non_null(v0.topic_name, "field topic_name is null, which StopReplicaPartitionV0 version 0 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_StopReplicaPartitionV0_partition_index(v0.partition_index)
     except _w.ENCODE_FAILURES as error:
@@ -413,16 +411,11 @@ def _write_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1, out: bytearray) -> None
     field = ""
     try:
         field = "name"
-        if v1.name is None:
-            raise EncodeError("field name is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)")
-        _w.write_string(out, v1.name)
+        _w.write_string(out, _w.non_null(v1.name, "field name is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = v1.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), False)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(v1.partition_indexes, "field partition_indexes is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), False)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -457,16 +450,11 @@ def _write_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1, out: bytearray) -> None
     field = ""
     try:
         field = "name"
-        if v1.name is None:
-            raise EncodeError("field name is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, v1.name)
+        _w.write_compact_string(out, _w.non_null(v1.name, "field name is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = v1.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), True)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(v1.partition_indexes, "field partition_indexes is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), True)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
         if v1.unknown_tagged_fields:
             _w.write_tagged(out, [], v1.unknown_tagged_fields)
@@ -560,17 +548,12 @@ def _write_StopReplicaTopicState_v3_4(state: StopReplicaTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_StopReplicaPartitionState_v3_4(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_StopReplicaPartitionState_v3_4(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -625,13 +608,10 @@ def _write_StopReplicaRequest_v0(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, controller_epoch, delete_partitions"
         out += _pack_StopReplicaRequest_controller_id_to_delete_partitions(request.controller_id, request.controller_epoch, request.delete_partitions)
         field = "ungrouped_partitions[]"
-        ungrouped_partitions_items = request.ungrouped_partitions
-        if ungrouped_partitions_items is None:
-                raise EncodeError("field ungrouped_partitions is null, which StopReplicaRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partitions_items), False)
-            for ungrouped_partitions_item in ungrouped_partitions_items:
-                _write_StopReplicaPartitionV0_v0(ungrouped_partitions_item, out)
+        ungrouped_partitions_items = _w.non_null(request.ungrouped_partitions, "field ungrouped_partitions is null, which StopReplicaRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partitions_items), False)
+        for ungrouped_partitions_item in ungrouped_partitions_items:
+            _write_StopReplicaPartitionV0_v0(ungrouped_partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -680,13 +660,10 @@ def _write_StopReplicaRequest_v1(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, controller_epoch, broker_epoch, delete_partitions"
         out += _pack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions(request.controller_id, request.controller_epoch, request.broker_epoch, request.delete_partitions)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which StopReplicaRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_StopReplicaTopicV1_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which StopReplicaRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_StopReplicaTopicV1_v1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -738,13 +715,10 @@ def _write_StopReplicaRequest_v2(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, controller_epoch, broker_epoch, delete_partitions"
         out += _pack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions(request.controller_id, request.controller_epoch, request.broker_epoch, request.delete_partitions)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which StopReplicaRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_StopReplicaTopicV1_v2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which StopReplicaRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_StopReplicaTopicV1_v2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -804,13 +778,10 @@ def _write_StopReplicaRequest_v3(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_StopReplicaRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which StopReplicaRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_StopReplicaTopicState_v3_4(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which StopReplicaRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_StopReplicaTopicState_v3_4(topic_states_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -867,13 +838,10 @@ def _write_StopReplicaRequest_v4(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
         out += _pack_StopReplicaRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which StopReplicaRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_StopReplicaTopicState_v3_4(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which StopReplicaRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_StopReplicaTopicState_v3_4(topic_states_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

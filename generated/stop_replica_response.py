@@ -168,9 +168,7 @@ def _write_StopReplicaPartitionError_v0_1(stop_replica_partition_error: StopRepl
     field = ""
     try:
         field = "topic_name"
-        if stop_replica_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null, which StopReplicaPartitionError versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, stop_replica_partition_error.topic_name)
+        _w.write_string(out, _w.non_null(stop_replica_partition_error.topic_name, "field topic_name is null, which StopReplicaPartitionError versions 0-1 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_StopReplicaPartitionError_partition_index_error_code(stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code)
     except _w.ENCODE_FAILURES as error:
@@ -204,9 +202,7 @@ def _write_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopRepl
     field = ""
     try:
         field = "topic_name"
-        if stop_replica_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null, which StopReplicaPartitionError versions 2-4 do not allow (never nullable)")
-        _w.write_compact_string(out, stop_replica_partition_error.topic_name)
+        _w.write_compact_string(out, _w.non_null(stop_replica_partition_error.topic_name, "field topic_name is null, which StopReplicaPartitionError versions 2-4 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_StopReplicaPartitionError_partition_index_error_code(stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code)
         field = "(tagged fields)"
@@ -255,13 +251,10 @@ def _write_StopReplicaResponse_v0_1(response: StopReplicaResponse, out: bytearra
         field = "error_code"
         out += _pack_StopReplicaResponse_error_code(response.error_code)
         field = "partition_errors[]"
-        partition_errors_items = response.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which StopReplicaResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), False)
-            for partition_errors_item in partition_errors_items:
-                _write_StopReplicaPartitionError_v0_1(partition_errors_item, out)
+        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which StopReplicaResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), False)
+        for partition_errors_item in partition_errors_items:
+            _write_StopReplicaPartitionError_v0_1(partition_errors_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -306,13 +299,10 @@ def _write_StopReplicaResponse_v2_4(response: StopReplicaResponse, out: bytearra
         field = "error_code"
         out += _pack_StopReplicaResponse_error_code(response.error_code)
         field = "partition_errors[]"
-        partition_errors_items = response.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which StopReplicaResponse versions 2-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), True)
-            for partition_errors_item in partition_errors_items:
-                _write_StopReplicaPartitionError_v2_4(partition_errors_item, out)
+        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which StopReplicaResponse versions 2-4 do not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), True)
+        for partition_errors_item in partition_errors_items:
+            _write_StopReplicaPartitionError_v2_4(partition_errors_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

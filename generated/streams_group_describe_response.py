@@ -845,9 +845,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -886,9 +884,7 @@ def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if task_offset.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, task_offset.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(task_offset.subtopology_id, "field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)"))
         field = "partition, offset"
         out += _pack_TaskOffset_partition_offset(task_offset.partition, task_offset.offset)
         field = "(tagged fields)"
@@ -930,16 +926,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = ids.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if ids.unknown_tagged_fields:
             _w.write_tagged(out, [], ids.unknown_tagged_fields)
@@ -1010,29 +1001,20 @@ def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
     field = ""
     try:
         field = "active_tasks[]"
-        active_tasks_items = assignment.active_tasks
-        if active_tasks_items is None:
-                raise EncodeError("field active_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_tasks_items), True)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
+        active_tasks_items = _w.non_null(assignment.active_tasks, "field active_tasks is null, which Assignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_tasks_items), True)
+        for active_tasks_item in active_tasks_items:
+            _write_TaskIds_v0(active_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = assignment.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), True)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(assignment.standby_tasks, "field standby_tasks is null, which Assignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), True)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskIds_v0(standby_tasks_item, out)
         field = "warmup_tasks[]"
-        warmup_tasks_items = assignment.warmup_tasks
-        if warmup_tasks_items is None:
-                raise EncodeError("field warmup_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(warmup_tasks_items), True)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
+        warmup_tasks_items = _w.non_null(assignment.warmup_tasks, "field warmup_tasks is null, which Assignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(warmup_tasks_items), True)
+        for warmup_tasks_item in warmup_tasks_items:
+            _write_TaskIds_v0(warmup_tasks_item, out)
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -1068,13 +1050,9 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if value.key is None:
-            raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.key)
+        _w.write_compact_string(out, _w.non_null(value.key, "field key is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "value"
-        if value.value is None:
-            raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.value)
+        _w.write_compact_string(out, _w.non_null(value.value, "field value is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -1124,19 +1102,14 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if info.name is None:
-            raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, info.name)
+        _w.write_compact_string(out, _w.non_null(info.name, "field name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
         field = "topic_configs[]"
-        topic_configs_items = info.topic_configs
-        if topic_configs_items is None:
-                raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_configs_items), True)
-            for topic_configs_item in topic_configs_items:
-                _write_KeyValue_v0(topic_configs_item, out)
+        topic_configs_items = _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topic_configs_items), True)
+        for topic_configs_item in topic_configs_items:
+            _write_KeyValue_v0(topic_configs_item, out)
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -1222,45 +1195,31 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if subtopology.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, subtopology.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(subtopology.subtopology_id, "field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)"))
         field = "source_topics"
-        source_topics_items = subtopology.source_topics
-        if source_topics_items is None:
-                raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topics_items), True)
-            for source_topics_item in source_topics_items:
-                if source_topics_item is None:
-                    raise EncodeError("null element in array source_topics")
-                _w.write_compact_string(out, source_topics_item)
+        source_topics_items = _w.non_null(subtopology.source_topics, "field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topics_items), True)
+        for source_topics_item in source_topics_items:
+            if source_topics_item is None:
+                raise EncodeError("null element in array source_topics")
+            _w.write_compact_string(out, source_topics_item)
         field = "repartition_sink_topics"
-        repartition_sink_topics_items = subtopology.repartition_sink_topics
-        if repartition_sink_topics_items is None:
-                raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_sink_topics_items), True)
-            for repartition_sink_topics_item in repartition_sink_topics_items:
-                if repartition_sink_topics_item is None:
-                    raise EncodeError("null element in array repartition_sink_topics")
-                _w.write_compact_string(out, repartition_sink_topics_item)
+        repartition_sink_topics_items = _w.non_null(subtopology.repartition_sink_topics, "field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_sink_topics_items), True)
+        for repartition_sink_topics_item in repartition_sink_topics_items:
+            if repartition_sink_topics_item is None:
+                raise EncodeError("null element in array repartition_sink_topics")
+            _w.write_compact_string(out, repartition_sink_topics_item)
         field = "state_changelog_topics[]"
-        state_changelog_topics_items = subtopology.state_changelog_topics
-        if state_changelog_topics_items is None:
-                raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_changelog_topics_items), True)
-            for state_changelog_topics_item in state_changelog_topics_items:
-                _write_TopicInfo_v0(state_changelog_topics_item, out)
+        state_changelog_topics_items = _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_changelog_topics_items), True)
+        for state_changelog_topics_item in state_changelog_topics_items:
+            _write_TopicInfo_v0(state_changelog_topics_item, out)
         field = "repartition_source_topics[]"
-        repartition_source_topics_items = subtopology.repartition_source_topics
-        if repartition_source_topics_items is None:
-                raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_source_topics_items), True)
-            for repartition_source_topics_item in repartition_source_topics_items:
-                _write_TopicInfo_v0(repartition_source_topics_item, out)
+        repartition_source_topics_items = _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_source_topics_items), True)
+        for repartition_source_topics_item in repartition_source_topics_items:
+            _write_TopicInfo_v0(repartition_source_topics_item, out)
         field = "(tagged fields)"
         if subtopology.unknown_tagged_fields:
             _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
@@ -1418,9 +1377,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which Member version 0 does not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_Member_member_epoch(member.member_epoch)
         field = "instance_id"
@@ -1428,19 +1385,13 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "rack_id"
         _w.write_compact_string(out, member.rack_id)
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, _w.non_null(member.client_id, "field client_id is null, which Member version 0 does not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, _w.non_null(member.client_host, "field client_host is null, which Member version 0 does not allow (never nullable)"))
         field = "topology_epoch"
         out += _pack_Member_topology_epoch(member.topology_epoch)
         field = "process_id"
-        if member.process_id is None:
-            raise EncodeError("field process_id is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.process_id)
+        _w.write_compact_string(out, _w.non_null(member.process_id, "field process_id is null, which Member version 0 does not allow (never nullable)"))
         field = "user_endpoint"
         if member.user_endpoint is None:
             out.append(0xFF)  # the null marker
@@ -1448,37 +1399,24 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
             out.append(1)
             _write_Endpoint_v0(member.user_endpoint, out)
         field = "client_tags[]"
-        client_tags_items = member.client_tags
-        if client_tags_items is None:
-                raise EncodeError("field client_tags is null, which Member version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(client_tags_items), True)
-            for client_tags_item in client_tags_items:
-                _write_KeyValue_v0(client_tags_item, out)
+        client_tags_items = _w.non_null(member.client_tags, "field client_tags is null, which Member version 0 does not allow (never nullable)")
+        _w.write_count(out, len(client_tags_items), True)
+        for client_tags_item in client_tags_items:
+            _write_KeyValue_v0(client_tags_item, out)
         field = "task_offsets[]"
-        task_offsets_items = member.task_offsets
-        if task_offsets_items is None:
-                raise EncodeError("field task_offsets is null, which Member version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offsets_items), True)
-            for task_offsets_item in task_offsets_items:
-                _write_TaskOffset_v0(task_offsets_item, out)
+        task_offsets_items = _w.non_null(member.task_offsets, "field task_offsets is null, which Member version 0 does not allow (never nullable)")
+        _w.write_count(out, len(task_offsets_items), True)
+        for task_offsets_item in task_offsets_items:
+            _write_TaskOffset_v0(task_offsets_item, out)
         field = "task_end_offsets[]"
-        task_end_offsets_items = member.task_end_offsets
-        if task_end_offsets_items is None:
-                raise EncodeError("field task_end_offsets is null, which Member version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_end_offsets_items), True)
-            for task_end_offsets_item in task_end_offsets_items:
-                _write_TaskOffset_v0(task_end_offsets_item, out)
+        task_end_offsets_items = _w.non_null(member.task_end_offsets, "field task_end_offsets is null, which Member version 0 does not allow (never nullable)")
+        _w.write_count(out, len(task_end_offsets_items), True)
+        for task_end_offsets_item in task_end_offsets_items:
+            _write_TaskOffset_v0(task_end_offsets_item, out)
         field = "assignment"
-        if member.assignment is None:
-            raise EncodeError("field assignment is null, which Member version 0 does not allow (never nullable)")
-        _write_Assignment_v0(member.assignment, out)
+        _write_Assignment_v0(_w.non_null(member.assignment, "field assignment is null, which Member version 0 does not allow (never nullable)"), out)
         field = "target_assignment"
-        if member.target_assignment is None:
-            raise EncodeError("field target_assignment is null, which Member version 0 does not allow (never nullable)")
-        _write_Assignment_v0(member.target_assignment, out)
+        _write_Assignment_v0(_w.non_null(member.target_assignment, "field target_assignment is null, which Member version 0 does not allow (never nullable)"), out)
         field = "is_classic"
         out += _pack_Member_is_classic(member.is_classic)
         field = "(tagged fields)"
@@ -1550,13 +1488,9 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 0 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 0 does not allow (never nullable)"))
         field = "group_epoch, assignment_epoch"
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "topology"
@@ -1566,13 +1500,10 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
             out.append(1)
             _write_Topology_v0(group.topology, out)
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_Member_v0(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_Member_v0(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
@@ -1624,13 +1555,10 @@ def _write_StreamsGroupDescribeResponse_v0(response: StreamsGroupDescribeRespons
         field = "throttle_time_ms"
         out += _pack_StreamsGroupDescribeResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which StreamsGroupDescribeResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v0(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which StreamsGroupDescribeResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v0(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

@@ -709,13 +709,9 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if value.key is None:
-            raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.key)
+        _w.write_compact_string(out, _w.non_null(value.key, "field key is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "value"
-        if value.value is None:
-            raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.value)
+        _w.write_compact_string(out, _w.non_null(value.value, "field value is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -765,19 +761,14 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if info.name is None:
-            raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, info.name)
+        _w.write_compact_string(out, _w.non_null(info.name, "field name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
         field = "topic_configs[]"
-        topic_configs_items = info.topic_configs
-        if topic_configs_items is None:
-                raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_configs_items), True)
-            for topic_configs_item in topic_configs_items:
-                _write_KeyValue_v0(topic_configs_item, out)
+        topic_configs_items = _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topic_configs_items), True)
+        for topic_configs_item in topic_configs_items:
+            _write_KeyValue_v0(topic_configs_item, out)
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -814,9 +805,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -855,9 +844,7 @@ def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if task_offset.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, task_offset.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(task_offset.subtopology_id, "field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)"))
         field = "partition, offset"
         out += _pack_TaskOffset_partition_offset(task_offset.partition, task_offset.offset)
         field = "(tagged fields)"
@@ -899,16 +886,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = ids.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if ids.unknown_tagged_fields:
             _w.write_tagged(out, [], ids.unknown_tagged_fields)
@@ -958,26 +940,17 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "source_topics"
-        source_topics_items = group.source_topics
-        if source_topics_items is None:
-                raise EncodeError("field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topics_items), True)
-            _w.write_fixed_array(out, source_topics_items, "h")
+        source_topics_items = _w.non_null(group.source_topics, "field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topics_items), True)
+        _w.write_fixed_array(out, source_topics_items, "h")
         field = "source_topic_regex"
-        source_topic_regex_items = group.source_topic_regex
-        if source_topic_regex_items is None:
-                raise EncodeError("field source_topic_regex is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topic_regex_items), True)
-            _w.write_fixed_array(out, source_topic_regex_items, "h")
+        source_topic_regex_items = _w.non_null(group.source_topic_regex, "field source_topic_regex is null, which CopartitionGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topic_regex_items), True)
+        _w.write_fixed_array(out, source_topic_regex_items, "h")
         field = "repartition_source_topics"
-        repartition_source_topics_items = group.repartition_source_topics
-        if repartition_source_topics_items is None:
-                raise EncodeError("field repartition_source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_source_topics_items), True)
-            _w.write_fixed_array(out, repartition_source_topics_items, "h")
+        repartition_source_topics_items = _w.non_null(group.repartition_source_topics, "field repartition_source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_source_topics_items), True)
+        _w.write_fixed_array(out, repartition_source_topics_items, "h")
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -1089,63 +1062,43 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if subtopology.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, subtopology.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(subtopology.subtopology_id, "field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)"))
         field = "source_topics"
-        source_topics_items = subtopology.source_topics
-        if source_topics_items is None:
-                raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topics_items), True)
-            for source_topics_item in source_topics_items:
-                if source_topics_item is None:
-                    raise EncodeError("null element in array source_topics")
-                _w.write_compact_string(out, source_topics_item)
+        source_topics_items = _w.non_null(subtopology.source_topics, "field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topics_items), True)
+        for source_topics_item in source_topics_items:
+            if source_topics_item is None:
+                raise EncodeError("null element in array source_topics")
+            _w.write_compact_string(out, source_topics_item)
         field = "source_topic_regex"
-        source_topic_regex_items = subtopology.source_topic_regex
-        if source_topic_regex_items is None:
-                raise EncodeError("field source_topic_regex is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topic_regex_items), True)
-            for source_topic_regex_item in source_topic_regex_items:
-                if source_topic_regex_item is None:
-                    raise EncodeError("null element in array source_topic_regex")
-                _w.write_compact_string(out, source_topic_regex_item)
+        source_topic_regex_items = _w.non_null(subtopology.source_topic_regex, "field source_topic_regex is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topic_regex_items), True)
+        for source_topic_regex_item in source_topic_regex_items:
+            if source_topic_regex_item is None:
+                raise EncodeError("null element in array source_topic_regex")
+            _w.write_compact_string(out, source_topic_regex_item)
         field = "state_changelog_topics[]"
-        state_changelog_topics_items = subtopology.state_changelog_topics
-        if state_changelog_topics_items is None:
-                raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_changelog_topics_items), True)
-            for state_changelog_topics_item in state_changelog_topics_items:
-                _write_TopicInfo_v0(state_changelog_topics_item, out)
+        state_changelog_topics_items = _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_changelog_topics_items), True)
+        for state_changelog_topics_item in state_changelog_topics_items:
+            _write_TopicInfo_v0(state_changelog_topics_item, out)
         field = "repartition_sink_topics"
-        repartition_sink_topics_items = subtopology.repartition_sink_topics
-        if repartition_sink_topics_items is None:
-                raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_sink_topics_items), True)
-            for repartition_sink_topics_item in repartition_sink_topics_items:
-                if repartition_sink_topics_item is None:
-                    raise EncodeError("null element in array repartition_sink_topics")
-                _w.write_compact_string(out, repartition_sink_topics_item)
+        repartition_sink_topics_items = _w.non_null(subtopology.repartition_sink_topics, "field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_sink_topics_items), True)
+        for repartition_sink_topics_item in repartition_sink_topics_items:
+            if repartition_sink_topics_item is None:
+                raise EncodeError("null element in array repartition_sink_topics")
+            _w.write_compact_string(out, repartition_sink_topics_item)
         field = "repartition_source_topics[]"
-        repartition_source_topics_items = subtopology.repartition_source_topics
-        if repartition_source_topics_items is None:
-                raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_source_topics_items), True)
-            for repartition_source_topics_item in repartition_source_topics_items:
-                _write_TopicInfo_v0(repartition_source_topics_item, out)
+        repartition_source_topics_items = _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_source_topics_items), True)
+        for repartition_source_topics_item in repartition_source_topics_items:
+            _write_TopicInfo_v0(repartition_source_topics_item, out)
         field = "copartition_groups[]"
-        copartition_groups_items = subtopology.copartition_groups
-        if copartition_groups_items is None:
-                raise EncodeError("field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(copartition_groups_items), True)
-            for copartition_groups_item in copartition_groups_items:
-                _write_CopartitionGroup_v0(copartition_groups_item, out)
+        copartition_groups_items = _w.non_null(subtopology.copartition_groups, "field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(copartition_groups_items), True)
+        for copartition_groups_item in copartition_groups_items:
+            _write_CopartitionGroup_v0(copartition_groups_item, out)
         field = "(tagged fields)"
         if subtopology.unknown_tagged_fields:
             _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
@@ -1195,13 +1148,10 @@ def _write_Topology_v0(topology: Topology, out: bytearray) -> None:
         field = "epoch"
         out += _pack_Topology_epoch(topology.epoch)
         field = "subtopologies[]"
-        subtopologies_items = topology.subtopologies
-        if subtopologies_items is None:
-                raise EncodeError("field subtopologies is null, which Topology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(subtopologies_items), True)
-            for subtopologies_item in subtopologies_items:
-                _write_Subtopology_v0(subtopologies_item, out)
+        subtopologies_items = _w.non_null(topology.subtopologies, "field subtopologies is null, which Topology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(subtopologies_items), True)
+        for subtopologies_item in subtopologies_items:
+            _write_Subtopology_v0(subtopologies_item, out)
         field = "(tagged fields)"
         if topology.unknown_tagged_fields:
             _w.write_tagged(out, [], topology.unknown_tagged_fields)
@@ -1342,13 +1292,9 @@ def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)"))
         field = "member_epoch, endpoint_information_epoch"
         out += _pack_StreamsGroupHeartbeatRequest_member_epoch_endpoint_information_epoch(request.member_epoch, request.endpoint_information_epoch)
         field = "instance_id"

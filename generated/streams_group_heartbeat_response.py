@@ -474,9 +474,7 @@ def _write_Status_v0(status: Status, out: bytearray) -> None:
         field = "status_code"
         out += _pack_Status_status_code(status.status_code)
         field = "status_detail"
-        if status.status_detail is None:
-            raise EncodeError("field status_detail is null, which Status version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, status.status_detail)
+        _w.write_compact_string(out, _w.non_null(status.status_detail, "field status_detail is null, which Status version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if status.unknown_tagged_fields:
             _w.write_tagged(out, [], status.unknown_tagged_fields)
@@ -516,16 +514,11 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
     field = ""
     try:
         field = "topic"
-        if partition.topic is None:
-            raise EncodeError("field topic is null, which TopicPartition version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, partition.topic)
+        _w.write_compact_string(out, _w.non_null(partition.topic, "field topic is null, which TopicPartition version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partition.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -565,16 +558,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = ids.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if ids.unknown_tagged_fields:
             _w.write_tagged(out, [], ids.unknown_tagged_fields)
@@ -611,9 +599,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -675,25 +661,17 @@ def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytear
     field = ""
     try:
         field = "user_endpoint"
-        if partitions.user_endpoint is None:
-            raise EncodeError("field user_endpoint is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        _write_Endpoint_v0(partitions.user_endpoint, out)
+        _write_Endpoint_v0(_w.non_null(partitions.user_endpoint, "field user_endpoint is null, which EndpointToPartitions version 0 does not allow (never nullable)"), out)
         field = "active_partitions[]"
-        active_partitions_items = partitions.active_partitions
-        if active_partitions_items is None:
-                raise EncodeError("field active_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_partitions_items), True)
-            for active_partitions_item in active_partitions_items:
-                _write_TopicPartition_v0(active_partitions_item, out)
+        active_partitions_items = _w.non_null(partitions.active_partitions, "field active_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_partitions_items), True)
+        for active_partitions_item in active_partitions_items:
+            _write_TopicPartition_v0(active_partitions_item, out)
         field = "standby_partitions[]"
-        standby_partitions_items = partitions.standby_partitions
-        if standby_partitions_items is None:
-                raise EncodeError("field standby_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_partitions_items), True)
-            for standby_partitions_item in standby_partitions_items:
-                _write_TopicPartition_v0(standby_partitions_item, out)
+        standby_partitions_items = _w.non_null(partitions.standby_partitions, "field standby_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
+        _w.write_count(out, len(standby_partitions_items), True)
+        for standby_partitions_item in standby_partitions_items:
+            _write_TopicPartition_v0(standby_partitions_item, out)
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -807,9 +785,7 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which StreamsGroupHeartbeatResponse version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which StreamsGroupHeartbeatResponse version 0 does not allow (never nullable)"))
         field = "member_epoch, heartbeat_interval_ms, acceptable_recovery_lag, task_offset_interval_ms"
         out += _pack_StreamsGroupHeartbeatResponse_member_epoch_to_task_offset_interval_ms(response.member_epoch, response.heartbeat_interval_ms, response.acceptable_recovery_lag, response.task_offset_interval_ms)
         field = "status[]"

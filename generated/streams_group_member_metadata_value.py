@@ -264,9 +264,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -304,13 +302,9 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if value.key is None:
-            raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.key)
+        _w.write_compact_string(out, _w.non_null(value.key, "field key is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "value"
-        if value.value is None:
-            raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.value)
+        _w.write_compact_string(out, _w.non_null(value.value, "field value is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -378,19 +372,13 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
         field = "rack_id"
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
-        if value.client_id is None:
-            raise EncodeError("field client_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_id)
+        _w.write_compact_string(out, _w.non_null(value.client_id, "field client_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "client_host"
-        if value.client_host is None:
-            raise EncodeError("field client_host is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_host)
+        _w.write_compact_string(out, _w.non_null(value.client_host, "field client_host is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "rebalance_timeout_ms, topology_epoch"
         out += _pack_StreamsGroupMemberMetadataValue_rebalance_timeout_ms_topology_epoch(value.rebalance_timeout_ms, value.topology_epoch)
         field = "process_id"
-        if value.process_id is None:
-            raise EncodeError("field process_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.process_id)
+        _w.write_compact_string(out, _w.non_null(value.process_id, "field process_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "user_endpoint"
         if value.user_endpoint is None:
             out.append(0xFF)  # the null marker
@@ -398,13 +386,10 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
             out.append(1)
             _write_Endpoint_v0(value.user_endpoint, out)
         field = "client_tags[]"
-        client_tags_items = value.client_tags
-        if client_tags_items is None:
-                raise EncodeError("field client_tags is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(client_tags_items), True)
-            for client_tags_item in client_tags_items:
-                _write_KeyValue_v0(client_tags_item, out)
+        client_tags_items = _w.non_null(value.client_tags, "field client_tags is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(client_tags_items), True)
+        for client_tags_item in client_tags_items:
+            _write_KeyValue_v0(client_tags_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)

@@ -177,13 +177,9 @@ def _write_LastAssignmentConfig_v0(config: LastAssignmentConfig, out: bytearray)
     field = ""
     try:
         field = "key"
-        if config.key is None:
-            raise EncodeError("field key is null, which LastAssignmentConfig version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, config.key)
+        _w.write_compact_string(out, _w.non_null(config.key, "field key is null, which LastAssignmentConfig version 0 does not allow (never nullable)"))
         field = "value"
-        if config.value is None:
-            raise EncodeError("field value is null, which LastAssignmentConfig version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, config.value)
+        _w.write_compact_string(out, _w.non_null(config.value, "field value is null, which LastAssignmentConfig version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if config.unknown_tagged_fields:
             _w.write_tagged(out, [], config.unknown_tagged_fields)

@@ -166,16 +166,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = ids.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if ids.unknown_tagged_fields:
             _w.write_tagged(out, [], ids.unknown_tagged_fields)
@@ -246,29 +241,20 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
     field = ""
     try:
         field = "active_tasks[]"
-        active_tasks_items = value.active_tasks
-        if active_tasks_items is None:
-                raise EncodeError("field active_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_tasks_items), True)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
+        active_tasks_items = _w.non_null(value.active_tasks, "field active_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_tasks_items), True)
+        for active_tasks_item in active_tasks_items:
+            _write_TaskIds_v0(active_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = value.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), True)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(value.standby_tasks, "field standby_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), True)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskIds_v0(standby_tasks_item, out)
         field = "warmup_tasks[]"
-        warmup_tasks_items = value.warmup_tasks
-        if warmup_tasks_items is None:
-                raise EncodeError("field warmup_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(warmup_tasks_items), True)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
+        warmup_tasks_items = _w.non_null(value.warmup_tasks, "field warmup_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(warmup_tasks_items), True)
+        for warmup_tasks_item in warmup_tasks_items:
+            _write_TaskIds_v0(warmup_tasks_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)

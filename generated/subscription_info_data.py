@@ -498,13 +498,10 @@ def _write_TaskOffsetSum_v7_9(task_offset_sum: TaskOffsetSum, out: bytearray) ->
         field = "topic_group_id"
         out += _pack_TaskOffsetSum_topic_group_id(task_offset_sum.topic_group_id)
         field = "partition_to_offset_sum[]"
-        partition_to_offset_sum_items = task_offset_sum.partition_to_offset_sum
-        if partition_to_offset_sum_items is None:
-                raise EncodeError("field partition_to_offset_sum is null, which TaskOffsetSum versions 7-9 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_to_offset_sum_items), False)
-            for partition_to_offset_sum_item in partition_to_offset_sum_items:
-                _write_PartitionToOffsetSum_v7_9(partition_to_offset_sum_item, out)
+        partition_to_offset_sum_items = _w.non_null(task_offset_sum.partition_to_offset_sum, "field partition_to_offset_sum is null, which TaskOffsetSum versions 7-9 do not allow (never nullable)")
+        _w.write_count(out, len(partition_to_offset_sum_items), False)
+        for partition_to_offset_sum_item in partition_to_offset_sum_items:
+            _write_PartitionToOffsetSum_v7_9(partition_to_offset_sum_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -565,13 +562,9 @@ def _write_ClientTag_v11(client_tag: ClientTag, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if client_tag.key is None:
-            raise EncodeError("field key is null, which ClientTag version 11 does not allow (never nullable)")
-        _w.write_bytes(out, client_tag.key)
+        _w.write_bytes(out, _w.non_null(client_tag.key, "field key is null, which ClientTag version 11 does not allow (never nullable)"))
         field = "value"
-        if client_tag.value is None:
-            raise EncodeError("field value is null, which ClientTag version 11 does not allow (never nullable)")
-        _w.write_bytes(out, client_tag.value)
+        _w.write_bytes(out, _w.non_null(client_tag.value, "field value is null, which ClientTag version 11 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -669,21 +662,15 @@ def _write_SubscriptionInfoData_v1(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "prev_tasks[]"
-        prev_tasks_items = data.prev_tasks
-        if prev_tasks_items is None:
-                raise EncodeError("field prev_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(prev_tasks_items), False)
-            for prev_tasks_item in prev_tasks_items:
-                _write_TaskId_v1_6(prev_tasks_item, out)
+        prev_tasks_items = _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(prev_tasks_items), False)
+        for prev_tasks_item in prev_tasks_items:
+            _write_TaskId_v1_6(prev_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = data.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), False)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskId_v1_6(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), False)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskId_v1_6(standby_tasks_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -780,25 +767,17 @@ def _write_SubscriptionInfoData_v2(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "prev_tasks[]"
-        prev_tasks_items = data.prev_tasks
-        if prev_tasks_items is None:
-                raise EncodeError("field prev_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(prev_tasks_items), False)
-            for prev_tasks_item in prev_tasks_items:
-                _write_TaskId_v1_6(prev_tasks_item, out)
+        prev_tasks_items = _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(prev_tasks_items), False)
+        for prev_tasks_item in prev_tasks_items:
+            _write_TaskId_v1_6(prev_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = data.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), False)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskId_v1_6(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), False)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskId_v1_6(standby_tasks_item, out)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 2 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -892,25 +871,17 @@ def _write_SubscriptionInfoData_v3_6(data: SubscriptionInfoData, out: bytearray)
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "prev_tasks[]"
-        prev_tasks_items = data.prev_tasks
-        if prev_tasks_items is None:
-                raise EncodeError("field prev_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(prev_tasks_items), False)
-            for prev_tasks_item in prev_tasks_items:
-                _write_TaskId_v1_6(prev_tasks_item, out)
+        prev_tasks_items = _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
+        _w.write_count(out, len(prev_tasks_items), False)
+        for prev_tasks_item in prev_tasks_items:
+            _write_TaskId_v1_6(prev_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = data.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), False)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskId_v1_6(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), False)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskId_v1_6(standby_tasks_item, out)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -970,17 +941,12 @@ def _write_SubscriptionInfoData_v7(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 7 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 7 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 7 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1040,17 +1006,12 @@ def _write_SubscriptionInfoData_v8(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 8 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 8 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 8 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 8 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
         field = "unique_field"
         out += _pack_SubscriptionInfoData_unique_field(data.unique_field)
     except _w.ENCODE_FAILURES as error:
@@ -1109,17 +1070,12 @@ def _write_SubscriptionInfoData_v9(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 9 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 9 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 9 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 9 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
         field = "unique_field, error_code"
         out += _pack_SubscriptionInfoData_unique_field_error_code(data.unique_field, data.error_code)
     except _w.ENCODE_FAILURES as error:
@@ -1178,17 +1134,12 @@ def _write_SubscriptionInfoData_v10(data: SubscriptionInfoData, out: bytearray) 
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 10 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 10 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 10 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 10 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
         field = "unique_field, error_code"
         out += _pack_SubscriptionInfoData_unique_field_error_code(data.unique_field, data.error_code)
     except _w.ENCODE_FAILURES as error:
@@ -1258,27 +1209,19 @@ def _write_SubscriptionInfoData_v11(data: SubscriptionInfoData, out: bytearray) 
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 11 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
         field = "unique_field, error_code"
         out += _pack_SubscriptionInfoData_unique_field_error_code(data.unique_field, data.error_code)
         field = "client_tags[]"
-        client_tags_items = data.client_tags
-        if client_tags_items is None:
-                raise EncodeError("field client_tags is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(client_tags_items), False)
-            for client_tags_item in client_tags_items:
-                _write_ClientTag_v11(client_tags_item, out)
+        client_tags_items = _w.non_null(data.client_tags, "field client_tags is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
+        _w.write_count(out, len(client_tags_items), False)
+        for client_tags_item in client_tags_items:
+            _write_ClientTag_v11(client_tags_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 

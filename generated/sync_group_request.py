@@ -195,13 +195,9 @@ def _write_SyncGroupRequestAssignment_v0_3(assignment: SyncGroupRequestAssignmen
     field = ""
     try:
         field = "member_id"
-        if assignment.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, assignment.member_id)
+        _w.write_string(out, _w.non_null(assignment.member_id, "field member_id is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)"))
         field = "assignment"
-        if assignment.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)")
-        _w.write_bytes(out, assignment.assignment)
+        _w.write_bytes(out, _w.non_null(assignment.assignment, "field assignment is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -232,13 +228,9 @@ def _write_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignmen
     field = ""
     try:
         field = "member_id"
-        if assignment.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)")
-        _w.write_compact_string(out, assignment.member_id)
+        _w.write_compact_string(out, _w.non_null(assignment.member_id, "field member_id is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)"))
         field = "assignment"
-        if assignment.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)")
-        _w.write_compact_bytes(out, assignment.assignment)
+        _w.write_compact_bytes(out, _w.non_null(assignment.assignment, "field assignment is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)"))
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -292,23 +284,16 @@ def _write_SyncGroupRequest_v0_2(request: SyncGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)"))
         field = "assignments[]"
-        assignments_items = request.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), False)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
+        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), False)
+        for assignments_item in assignments_items:
+            _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -356,25 +341,18 @@ def _write_SyncGroupRequest_v3(request: SyncGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which SyncGroupRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest version 3 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
         field = "assignments[]"
-        assignments_items = request.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which SyncGroupRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), False)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
+        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), False)
+        for assignments_item in assignments_items:
+            _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -425,25 +403,18 @@ def _write_SyncGroupRequest_v4(request: SyncGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest version 4 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "assignments[]"
-        assignments_items = request.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), True)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
+        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), True)
+        for assignments_item in assignments_items:
+            _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -501,15 +472,11 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest version 5 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest version 5 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
@@ -517,13 +484,10 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
         field = "protocol_name"
         _w.write_compact_string(out, request.protocol_name)
         field = "assignments[]"
-        assignments_items = request.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), True)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
+        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), True)
+        for assignments_item in assignments_items:
+            _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

@@ -135,9 +135,7 @@ def _write_SyncGroupResponse_v0(response: SyncGroupResponse, out: bytearray) -> 
         field = "error_code"
         out += _pack_SyncGroupResponse_error_code(response.error_code)
         field = "assignment"
-        if response.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupResponse version 0 does not allow (never nullable)")
-        _w.write_bytes(out, response.assignment)
+        _w.write_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -170,9 +168,7 @@ def _write_SyncGroupResponse_v1_3(response: SyncGroupResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_SyncGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "assignment"
-        if response.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupResponse versions 1-3 do not allow (never nullable)")
-        _w.write_bytes(out, response.assignment)
+        _w.write_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse versions 1-3 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -208,9 +204,7 @@ def _write_SyncGroupResponse_v4(response: SyncGroupResponse, out: bytearray) -> 
         field = "throttle_time_ms, error_code"
         out += _pack_SyncGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "assignment"
-        if response.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupResponse version 4 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.assignment)
+        _w.write_compact_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse version 4 does not allow (never nullable)"))
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -257,9 +251,7 @@ def _write_SyncGroupResponse_v5(response: SyncGroupResponse, out: bytearray) -> 
         field = "protocol_name"
         _w.write_compact_string(out, response.protocol_name)
         field = "assignment"
-        if response.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupResponse version 5 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.assignment)
+        _w.write_compact_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse version 5 does not allow (never nullable)"))
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

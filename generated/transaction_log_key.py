@@ -90,9 +90,7 @@ def _write_TransactionLogKey_v0(key: TransactionLogKey, out: bytearray) -> None:
     field = ""
     try:
         field = "transactional_id"
-        if key.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TransactionLogKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.transactional_id)
+        _w.write_string(out, _w.non_null(key.transactional_id, "field transactional_id is null, which TransactionLogKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 

@@ -239,16 +239,11 @@ def _write_PartitionsSchema_v0(schema: PartitionsSchema, out: bytearray) -> None
     field = ""
     try:
         field = "topic"
-        if schema.topic is None:
-            raise EncodeError("field topic is null, which PartitionsSchema version 0 does not allow (never nullable)")
-        _w.write_string(out, schema.topic)
+        _w.write_string(out, _w.non_null(schema.topic, "field topic is null, which PartitionsSchema version 0 does not allow (never nullable)"))
         field = "partition_ids"
-        partition_ids_items = schema.partition_ids
-        if partition_ids_items is None:
-                raise EncodeError("field partition_ids is null, which PartitionsSchema version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_ids_items), False)
-            _w.write_fixed_array(out, partition_ids_items, "i")
+        partition_ids_items = _w.non_null(schema.partition_ids, "field partition_ids is null, which PartitionsSchema version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_ids_items), False)
+        _w.write_fixed_array(out, partition_ids_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -283,16 +278,11 @@ def _write_PartitionsSchema_v1(schema: PartitionsSchema, out: bytearray) -> None
     field = ""
     try:
         field = "topic"
-        if schema.topic is None:
-            raise EncodeError("field topic is null, which PartitionsSchema version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, schema.topic)
+        _w.write_compact_string(out, _w.non_null(schema.topic, "field topic is null, which PartitionsSchema version 1 does not allow (never nullable)"))
         field = "partition_ids"
-        partition_ids_items = schema.partition_ids
-        if partition_ids_items is None:
-                raise EncodeError("field partition_ids is null, which PartitionsSchema version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_ids_items), True)
-            _w.write_fixed_array(out, partition_ids_items, "i")
+        partition_ids_items = _w.non_null(schema.partition_ids, "field partition_ids is null, which PartitionsSchema version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partition_ids_items), True)
+        _w.write_fixed_array(out, partition_ids_items, "i")
         field = "(tagged fields)"
         if schema.unknown_tagged_fields:
             _w.write_tagged(out, [], schema.unknown_tagged_fields)

@@ -384,17 +384,12 @@ def _write_TxnOffsetCommitRequestTopic_v0_1(topic: TxnOffsetCommitRequestTopic, 
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitRequestPartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitRequestPartition_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -433,17 +428,12 @@ def _write_TxnOffsetCommitRequestTopic_v2(topic: TxnOffsetCommitRequestTopic, ou
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitRequestPartition_v2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitRequestPartition_v2(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -485,17 +475,12 @@ def _write_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic, 
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitRequestPartition_v3_5(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitRequestPartition_v3_5(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -553,23 +538,16 @@ def _write_TxnOffsetCommitRequest_v0_1(request: TxnOffsetCommitRequest, out: byt
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, request.transactional_id)
+        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)"))
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_TxnOffsetCommitRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitRequestTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitRequestTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -622,23 +600,16 @@ def _write_TxnOffsetCommitRequest_v2(request: TxnOffsetCommitRequest, out: bytea
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
-        _w.write_string(out, request.transactional_id)
+        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)"))
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_TxnOffsetCommitRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitRequestTopic_v2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitRequestTopic_v2(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -689,29 +660,20 @@ def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: byt
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, request.transactional_id)
+        _w.write_compact_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"))
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, generation_id"
         out += _pack_TxnOffsetCommitRequest_producer_id_to_generation_id(request.producer_id, request.producer_epoch, request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitRequestTopic_v3_5(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitRequestTopic_v3_5(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

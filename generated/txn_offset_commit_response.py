@@ -298,17 +298,12 @@ def _write_TxnOffsetCommitResponseTopic_v0_2(topic: TxnOffsetCommitResponseTopic
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitResponsePartition_v0_2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitResponsePartition_v0_2(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -362,17 +357,12 @@ def _write_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitResponsePartition_v3_5(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitResponsePartition_v3_5(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -419,13 +409,10 @@ def _write_TxnOffsetCommitResponse_v0_2(response: TxnOffsetCommitResponse, out: 
         field = "throttle_time_ms"
         out += _pack_TxnOffsetCommitResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitResponseTopic_v0_2(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which TxnOffsetCommitResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitResponseTopic_v0_2(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -470,13 +457,10 @@ def _write_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse, out: 
         field = "throttle_time_ms"
         out += _pack_TxnOffsetCommitResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitResponse versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitResponseTopic_v3_5(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which TxnOffsetCommitResponse versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitResponseTopic_v3_5(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

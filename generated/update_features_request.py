@@ -191,9 +191,7 @@ def _write_FeatureUpdateKey_v0(key: FeatureUpdateKey, out: bytearray) -> None:
     field = ""
     try:
         field = "feature"
-        if key.feature is None:
-            raise EncodeError("field feature is null, which FeatureUpdateKey version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, key.feature)
+        _w.write_compact_string(out, _w.non_null(key.feature, "field feature is null, which FeatureUpdateKey version 0 does not allow (never nullable)"))
         field = "max_version_level, allow_downgrade"
         out += _pack_FeatureUpdateKey_max_version_level_allow_downgrade(key.max_version_level, key.allow_downgrade)
         field = "(tagged fields)"
@@ -235,9 +233,7 @@ def _write_FeatureUpdateKey_v1_2(key: FeatureUpdateKey, out: bytearray) -> None:
     field = ""
     try:
         field = "feature"
-        if key.feature is None:
-            raise EncodeError("field feature is null, which FeatureUpdateKey versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, key.feature)
+        _w.write_compact_string(out, _w.non_null(key.feature, "field feature is null, which FeatureUpdateKey versions 1-2 do not allow (never nullable)"))
         field = "max_version_level, upgrade_type"
         out += _pack_FeatureUpdateKey_max_version_level_upgrade_type(key.max_version_level, key.upgrade_type)
         field = "(tagged fields)"
@@ -292,13 +288,10 @@ def _write_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest, out: bytearr
         field = "timeout_ms"
         out += _pack_UpdateFeaturesRequest_timeout_ms(request.timeout_ms)
         field = "feature_updates[]"
-        feature_updates_items = request.feature_updates
-        if feature_updates_items is None:
-                raise EncodeError("field feature_updates is null, which UpdateFeaturesRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(feature_updates_items), True)
-            for feature_updates_item in feature_updates_items:
-                _write_FeatureUpdateKey_v0(feature_updates_item, out)
+        feature_updates_items = _w.non_null(request.feature_updates, "field feature_updates is null, which UpdateFeaturesRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(feature_updates_items), True)
+        for feature_updates_item in feature_updates_items:
+            _write_FeatureUpdateKey_v0(feature_updates_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -351,13 +344,10 @@ def _write_UpdateFeaturesRequest_v1_2(request: UpdateFeaturesRequest, out: bytea
         field = "timeout_ms"
         out += _pack_UpdateFeaturesRequest_timeout_ms(request.timeout_ms)
         field = "feature_updates[]"
-        feature_updates_items = request.feature_updates
-        if feature_updates_items is None:
-                raise EncodeError("field feature_updates is null, which UpdateFeaturesRequest versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(feature_updates_items), True)
-            for feature_updates_item in feature_updates_items:
-                _write_FeatureUpdateKey_v1_2(feature_updates_item, out)
+        feature_updates_items = _w.non_null(request.feature_updates, "field feature_updates is null, which UpdateFeaturesRequest versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(feature_updates_items), True)
+        for feature_updates_item in feature_updates_items:
+            _write_FeatureUpdateKey_v1_2(feature_updates_item, out)
         field = "validate_only"
         out += _pack_UpdateFeaturesRequest_validate_only(request.validate_only)
         field = "(tagged fields)"

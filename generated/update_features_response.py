@@ -187,9 +187,7 @@ def _write_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult, out: byte
     field = ""
     try:
         field = "feature"
-        if result.feature is None:
-            raise EncodeError("field feature is null, which UpdatableFeatureResult versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, result.feature)
+        _w.write_compact_string(out, _w.non_null(result.feature, "field feature is null, which UpdatableFeatureResult versions 0-1 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_UpdatableFeatureResult_error_code(result.error_code)
         field = "error_message"
@@ -247,13 +245,10 @@ def _write_UpdateFeaturesResponse_v0_1(response: UpdateFeaturesResponse, out: by
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which UpdateFeaturesResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_UpdatableFeatureResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which UpdateFeaturesResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_UpdatableFeatureResult_v0_1(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

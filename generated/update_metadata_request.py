@@ -485,27 +485,19 @@ def _write_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "zk_version"
         out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -555,34 +547,23 @@ def _write_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState, 
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "zk_version"
         out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "offline_replicas"
-        offline_replicas_items = state.offline_replicas
-        if offline_replicas_items is None:
-                raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(offline_replicas_items), False)
-            _w.write_fixed_array(out, offline_replicas_items, "i")
+        offline_replicas_items = _w.non_null(state.offline_replicas, "field offline_replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
+        _w.write_count(out, len(offline_replicas_items), False)
+        _w.write_fixed_array(out, offline_replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -633,28 +614,19 @@ def _write_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState, 
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "zk_version"
         out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "offline_replicas"
-        offline_replicas_items = state.offline_replicas
-        if offline_replicas_items is None:
-                raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(offline_replicas_items), False)
-            _w.write_fixed_array(out, offline_replicas_items, "i")
+        offline_replicas_items = _w.non_null(state.offline_replicas, "field offline_replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(offline_replicas_items), False)
+        _w.write_fixed_array(out, offline_replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -708,28 +680,19 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "zk_version"
         out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), True)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), True)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "offline_replicas"
-        offline_replicas_items = state.offline_replicas
-        if offline_replicas_items is None:
-                raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(offline_replicas_items), True)
-            _w.write_fixed_array(out, offline_replicas_items, "i")
+        offline_replicas_items = _w.non_null(state.offline_replicas, "field offline_replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
+        _w.write_count(out, len(offline_replicas_items), True)
+        _w.write_fixed_array(out, offline_replicas_items, "i")
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -774,17 +737,12 @@ def _write_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState, out: byt
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), False)
-            for partition_states_item in partition_states_items:
-                _write_UpdateMetadataPartitionState_v5(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), False)
+        for partition_states_item in partition_states_items:
+            _write_UpdateMetadataPartitionState_v5(partition_states_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -827,17 +785,12 @@ def _write_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState, out: byt
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -886,19 +839,14 @@ def _write_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState, out: b
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -938,9 +886,7 @@ def _write_UpdateMetadataEndpoint_v1_2(endpoint: UpdateMetadataEndpoint, out: by
         field = "port"
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, endpoint.host)
+        _w.write_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 1-2 do not allow (never nullable)"))
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
     except _w.ENCODE_FAILURES as error:
@@ -978,13 +924,9 @@ def _write_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint, out: by
         field = "port"
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)")
-        _w.write_string(out, endpoint.host)
+        _w.write_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)"))
         field = "listener"
-        if endpoint.listener is None:
-            raise EncodeError("field listener is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)")
-        _w.write_string(out, endpoint.listener)
+        _w.write_string(out, _w.non_null(endpoint.listener, "field listener is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)"))
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
     except _w.ENCODE_FAILURES as error:
@@ -1025,13 +967,9 @@ def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: by
         field = "port"
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)"))
         field = "listener"
-        if endpoint.listener is None:
-            raise EncodeError("field listener is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.listener)
+        _w.write_compact_string(out, _w.non_null(endpoint.listener, "field listener is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)"))
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
         field = "(tagged fields)"
@@ -1073,9 +1011,7 @@ def _write_UpdateMetadataBroker_v0(broker: UpdateMetadataBroker, out: bytearray)
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "v0_host"
-        if broker.v0_host is None:
-            raise EncodeError("field v0_host is null, which UpdateMetadataBroker version 0 does not allow (never nullable)")
-        _w.write_string(out, broker.v0_host)
+        _w.write_string(out, _w.non_null(broker.v0_host, "field v0_host is null, which UpdateMetadataBroker version 0 does not allow (never nullable)"))
         field = "v0_port"
         out += _pack_UpdateMetadataBroker_v0_port(broker.v0_port)
     except _w.ENCODE_FAILURES as error:
@@ -1122,13 +1058,10 @@ def _write_UpdateMetadataBroker_v1(broker: UpdateMetadataBroker, out: bytearray)
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "endpoints[]"
-        endpoints_items = broker.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which UpdateMetadataBroker version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), False)
-            for endpoints_item in endpoints_items:
-                _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
+        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker version 1 does not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), False)
+        for endpoints_item in endpoints_items:
+            _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1174,13 +1107,10 @@ def _write_UpdateMetadataBroker_v2(broker: UpdateMetadataBroker, out: bytearray)
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "endpoints[]"
-        endpoints_items = broker.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which UpdateMetadataBroker version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), False)
-            for endpoints_item in endpoints_items:
-                _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
+        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker version 2 does not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), False)
+        for endpoints_item in endpoints_items:
+            _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
         field = "rack"
         _w.write_string(out, broker.rack)
     except _w.ENCODE_FAILURES as error:
@@ -1228,13 +1158,10 @@ def _write_UpdateMetadataBroker_v3_5(broker: UpdateMetadataBroker, out: bytearra
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "endpoints[]"
-        endpoints_items = broker.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which UpdateMetadataBroker versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), False)
-            for endpoints_item in endpoints_items:
-                _write_UpdateMetadataEndpoint_v3_5(endpoints_item, out)
+        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), False)
+        for endpoints_item in endpoints_items:
+            _write_UpdateMetadataEndpoint_v3_5(endpoints_item, out)
         field = "rack"
         _w.write_string(out, broker.rack)
     except _w.ENCODE_FAILURES as error:
@@ -1285,13 +1212,10 @@ def _write_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker, out: bytearra
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "endpoints[]"
-        endpoints_items = broker.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which UpdateMetadataBroker versions 6-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), True)
-            for endpoints_item in endpoints_items:
-                _write_UpdateMetadataEndpoint_v6_8(endpoints_item, out)
+        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker versions 6-8 do not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), True)
+        for endpoints_item in endpoints_items:
+            _write_UpdateMetadataEndpoint_v6_8(endpoints_item, out)
         field = "rack"
         _w.write_compact_string(out, broker.rack)
         field = "(tagged fields)"
@@ -1362,21 +1286,15 @@ def _write_UpdateMetadataRequest_v0(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v0(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v0(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1440,21 +1358,15 @@ def _write_UpdateMetadataRequest_v1(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v1(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v1(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1518,21 +1430,15 @@ def _write_UpdateMetadataRequest_v2(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v2(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v2(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1596,21 +1502,15 @@ def _write_UpdateMetadataRequest_v3(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1674,21 +1574,15 @@ def _write_UpdateMetadataRequest_v4(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v4(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v4(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1751,21 +1645,15 @@ def _write_UpdateMetadataRequest_v5(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), False)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v5(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), False)
+        for topic_states_item in topic_states_items:
+            _write_UpdateMetadataTopicState_v5(topic_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1831,21 +1719,15 @@ def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v6(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_UpdateMetadataTopicState_v6(topic_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), True)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), True)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -1916,21 +1798,15 @@ def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), True)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), True)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -2019,21 +1895,15 @@ def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), True)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), True)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if request.type != 0:

@@ -257,13 +257,9 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener version 0 does not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
@@ -360,17 +356,12 @@ def _write_UpdateRaftVoterRequest_v0(request: UpdateRaftVoterRequest, out: bytea
         field = "voter_directory_id"
         out += _w.uuid_bytes(request.voter_directory_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0(listeners_item, out)
         field = "kraft_version_feature"
-        if request.kraft_version_feature is None:
-            raise EncodeError("field kraft_version_feature is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)")
-        _write_KRaftVersionFeature_v0(request.kraft_version_feature, out)
+        _write_KRaftVersionFeature_v0(_w.non_null(request.kraft_version_feature, "field kraft_version_feature is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)"), out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

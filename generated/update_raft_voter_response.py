@@ -191,9 +191,7 @@ def _write_CurrentLeader_v0(leader: CurrentLeader, out: bytearray) -> None:
         field = "leader_id, leader_epoch"
         out += _pack_CurrentLeader_leader_id_leader_epoch(leader.leader_id, leader.leader_epoch)
         field = "host"
-        if leader.host is None:
-            raise EncodeError("field host is null, which CurrentLeader version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, leader.host)
+        _w.write_compact_string(out, _w.non_null(leader.host, "field host is null, which CurrentLeader version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_CurrentLeader_port(leader.port)
         field = "(tagged fields)"
@@ -258,9 +256,7 @@ def _write_UpdateRaftVoterResponse_v0(response: UpdateRaftVoterResponse, out: by
         if response.current_leader != CurrentLeader():
             payload = bytearray()
             field = "current_leader"
-            if response.current_leader is None:
-                raise EncodeError("field current_leader is null, which UpdateRaftVoterResponse version 0 does not allow (never nullable)")
-            _write_CurrentLeader_v0(response.current_leader, payload)
+            _write_CurrentLeader_v0(_w.non_null(response.current_leader, "field current_leader is null, which UpdateRaftVoterResponse version 0 does not allow (never nullable)"), payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)

@@ -296,13 +296,9 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if endpoint.name is None:
-            raise EncodeError("field name is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.name)
+        _w.write_compact_string(out, _w.non_null(endpoint.name, "field name is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -395,17 +391,12 @@ def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
         field = "voter_directory_id"
         out += _w.uuid_bytes(voter.voter_directory_id)
         field = "endpoints[]"
-        endpoints_items = voter.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which Voter version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), True)
-            for endpoints_item in endpoints_items:
-                _write_Endpoint_v0(endpoints_item, out)
+        endpoints_items = _w.non_null(voter.endpoints, "field endpoints is null, which Voter version 0 does not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), True)
+        for endpoints_item in endpoints_items:
+            _write_Endpoint_v0(endpoints_item, out)
         field = "kraft_version_feature"
-        if voter.kraft_version_feature is None:
-            raise EncodeError("field kraft_version_feature is null, which Voter version 0 does not allow (never nullable)")
-        _write_KRaftVersionFeature_v0(voter.kraft_version_feature, out)
+        _write_KRaftVersionFeature_v0(_w.non_null(voter.kraft_version_feature, "field kraft_version_feature is null, which Voter version 0 does not allow (never nullable)"), out)
         field = "(tagged fields)"
         if voter.unknown_tagged_fields:
             _w.write_tagged(out, [], voter.unknown_tagged_fields)
@@ -455,13 +446,10 @@ def _write_VotersRecord_v0(record: VotersRecord, out: bytearray) -> None:
         field = "version"
         out += _pack_VotersRecord_version(record.version)
         field = "voters[]"
-        voters_items = record.voters
-        if voters_items is None:
-                raise EncodeError("field voters is null, which VotersRecord version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(voters_items), True)
-            for voters_item in voters_items:
-                _write_Voter_v0(voters_item, out)
+        voters_items = _w.non_null(record.voters, "field voters is null, which VotersRecord version 0 does not allow (never nullable)")
+        _w.write_count(out, len(voters_items), True)
+        for voters_item in voters_items:
+            _write_Voter_v0(voters_item, out)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:
             _w.write_tagged(out, [], record.unknown_tagged_fields)

@@ -377,13 +377,10 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "partition, state_epoch, leader_epoch, start_offset"
         out += _pack_PartitionData_partition_to_start_offset(data.partition, data.state_epoch, data.leader_epoch, data.start_offset)
         field = "state_batches[]"
-        state_batches_items = data.state_batches
-        if state_batches_items is None:
-                raise EncodeError("field state_batches is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_batches_items), True)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0_1(state_batches_item, out)
+        state_batches_items = _w.non_null(data.state_batches, "field state_batches is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_batches_items), True)
+        for state_batches_item in state_batches_items:
+            _write_StateBatch_v0_1(state_batches_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -445,13 +442,10 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
         out += _pack_PartitionData_partition_to_delivery_complete_count(data.partition, data.state_epoch, data.leader_epoch, data.start_offset, data.delivery_complete_count)
         field = "state_batches[]"
-        state_batches_items = data.state_batches
-        if state_batches_items is None:
-                raise EncodeError("field state_batches is null, which PartitionData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_batches_items), True)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0_1(state_batches_item, out)
+        state_batches_items = _w.non_null(data.state_batches, "field state_batches is null, which PartitionData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(state_batches_items), True)
+        for state_batches_item in state_batches_items:
+            _write_StateBatch_v0_1(state_batches_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -500,13 +494,10 @@ def _write_WriteStateData_v0(data: WriteStateData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which WriteStateData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which WriteStateData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -555,13 +546,10 @@ def _write_WriteStateData_v1(data: WriteStateData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which WriteStateData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which WriteStateData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -608,17 +596,12 @@ def _write_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest, 
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WriteStateData_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WriteStateData_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -665,17 +648,12 @@ def _write_WriteShareGroupStateRequest_v1(request: WriteShareGroupStateRequest, 
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WriteStateData_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WriteStateData_v1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

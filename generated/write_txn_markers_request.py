@@ -240,16 +240,11 @@ def _write_WritableTxnMarkerTopic_v0(topic: WritableTxnMarkerTopic, out: bytearr
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = topic.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), False)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(topic.partition_indexes, "field partition_indexes is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), False)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -284,16 +279,11 @@ def _write_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic, out: bytea
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = topic.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), True)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(topic.partition_indexes, "field partition_indexes is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), True)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -344,13 +334,10 @@ def _write_WritableTxnMarker_v0(marker: WritableTxnMarker, out: bytearray) -> No
         field = "producer_id, producer_epoch, transaction_result"
         out += _pack_WritableTxnMarker_producer_id_to_transaction_result(marker.producer_id, marker.producer_epoch, marker.transaction_result)
         field = "topics[]"
-        topics_items = marker.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarker version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopic_v0(topics_item, out)
+        topics_items = _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopic_v0(topics_item, out)
         field = "coordinator_epoch"
         out += _pack_WritableTxnMarker_coordinator_epoch(marker.coordinator_epoch)
     except _w.ENCODE_FAILURES as error:
@@ -401,13 +388,10 @@ def _write_WritableTxnMarker_v1(marker: WritableTxnMarker, out: bytearray) -> No
         field = "producer_id, producer_epoch, transaction_result"
         out += _pack_WritableTxnMarker_producer_id_to_transaction_result(marker.producer_id, marker.producer_epoch, marker.transaction_result)
         field = "topics[]"
-        topics_items = marker.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarker version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
         field = "coordinator_epoch"
         out += _pack_WritableTxnMarker_coordinator_epoch(marker.coordinator_epoch)
         field = "(tagged fields)"
@@ -462,13 +446,10 @@ def _write_WritableTxnMarker_v2(marker: WritableTxnMarker, out: bytearray) -> No
         field = "producer_id, producer_epoch, transaction_result"
         out += _pack_WritableTxnMarker_producer_id_to_transaction_result(marker.producer_id, marker.producer_epoch, marker.transaction_result)
         field = "topics[]"
-        topics_items = marker.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarker version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
         field = "coordinator_epoch, transaction_version"
         out += _pack_WritableTxnMarker_coordinator_epoch_transaction_version(marker.coordinator_epoch, marker.transaction_version)
         field = "(tagged fields)"
@@ -512,13 +493,10 @@ def _write_WriteTxnMarkersRequest_v0(request: WriteTxnMarkersRequest, out: bytea
     field = ""
     try:
         field = "markers[]"
-        markers_items = request.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), False)
-            for markers_item in markers_items:
-                _write_WritableTxnMarker_v0(markers_item, out)
+        markers_items = _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(markers_items), False)
+        for markers_item in markers_items:
+            _write_WritableTxnMarker_v0(markers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -558,13 +536,10 @@ def _write_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest, out: bytea
     field = ""
     try:
         field = "markers[]"
-        markers_items = request.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), True)
-            for markers_item in markers_items:
-                _write_WritableTxnMarker_v1(markers_item, out)
+        markers_items = _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(markers_items), True)
+        for markers_item in markers_items:
+            _write_WritableTxnMarker_v1(markers_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -609,13 +584,10 @@ def _write_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest, out: bytea
     field = ""
     try:
         field = "markers[]"
-        markers_items = request.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), True)
-            for markers_item in markers_items:
-                _write_WritableTxnMarker_v2(markers_item, out)
+        markers_items = _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(markers_items), True)
+        for markers_item in markers_items:
+            _write_WritableTxnMarker_v2(markers_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)

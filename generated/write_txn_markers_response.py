@@ -343,17 +343,12 @@ def _write_WritableTxnMarkerTopicResult_v0(result: WritableTxnMarkerTopicResult,
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_WritableTxnMarkerPartitionResult_v0(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_WritableTxnMarkerPartitionResult_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -407,17 +402,12 @@ def _write_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResul
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_WritableTxnMarkerPartitionResult_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_WritableTxnMarkerPartitionResult_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -464,13 +454,10 @@ def _write_WritableTxnMarkerResult_v0(result: WritableTxnMarkerResult, out: byte
         field = "producer_id"
         out += _pack_WritableTxnMarkerResult_producer_id(result.producer_id)
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarkerResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopicResult_v0(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which WritableTxnMarkerResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopicResult_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -515,13 +502,10 @@ def _write_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult, out: by
         field = "producer_id"
         out += _pack_WritableTxnMarkerResult_producer_id(result.producer_id)
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarkerResult versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopicResult_v1_2(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which WritableTxnMarkerResult versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopicResult_v1_2(topics_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -563,13 +547,10 @@ def _write_WriteTxnMarkersResponse_v0(response: WriteTxnMarkersResponse, out: by
     field = ""
     try:
         field = "markers[]"
-        markers_items = response.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), False)
-            for markers_item in markers_items:
-                _write_WritableTxnMarkerResult_v0(markers_item, out)
+        markers_items = _w.non_null(response.markers, "field markers is null, which WriteTxnMarkersResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(markers_items), False)
+        for markers_item in markers_items:
+            _write_WritableTxnMarkerResult_v0(markers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -609,13 +590,10 @@ def _write_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse, out: 
     field = ""
     try:
         field = "markers[]"
-        markers_items = response.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), True)
-            for markers_item in markers_items:
-                _write_WritableTxnMarkerResult_v1_2(markers_item, out)
+        markers_items = _w.non_null(response.markers, "field markers is null, which WriteTxnMarkersResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(markers_items), True)
+        for markers_item in markers_items:
+            _write_WritableTxnMarkerResult_v1_2(markers_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)

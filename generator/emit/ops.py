@@ -52,8 +52,8 @@ BYTES_FUNCTIONS = {
 PYTHON_ELEMENT_TYPES = {"string": "str", "bytes": "bytes", "records": "bytes", "uuid": "UUID"}
 
 
-def null_refused(op: "Op", value: str) -> Lines:
-    """A writer's refusal of None for a field that is not nullable at these versions: the error
+def null_refusal(op: "Op") -> str:
+    """The error of a writer given None for a field that is not nullable at these versions: it
     names the field, the versions of the writer and those where the field is nullable."""
     f, layout = op.field, op.owner
     where = "this version does"
@@ -61,8 +61,17 @@ def null_refused(op: "Op", value: str) -> Lines:
         plural = len(layout.versions) > 1
         where = f"{layout.struct.name} version{'s' if plural else ''} {layout.version_text} do{'' if plural else 'es'}"
     allowed = "never nullable" if f.nullable_versions.empty else f"nullable in versions {f.nullable_versions}"
-    return [f"if {value} is None:",
-            f'    raise EncodeError("field {op.attr} is null, which {where} not allow ({allowed})")']
+    return f"field {op.attr} is null, which {where} not allow ({allowed})"
+
+
+def null_refused(op: "Op", value: str) -> Lines:
+    """A writer's refusal of None, inline (the hot path: no call)."""
+    return [f"if {value} is None:", f'    raise EncodeError("{null_refusal(op)}")']
+
+
+def non_null(op: "Op", value: str) -> str:
+    """``value`` through the runtime's refusal of None (off the hot path: one line, not two)."""
+    return f'_w.non_null({value}, "{null_refusal(op)}")'
 
 
 # --- steps -----------------------------------------------------------------------------------
@@ -75,6 +84,8 @@ class Op:
     fields: list[Field]
     tag: int | None = dc_field(default=None, kw_only=True)  # set when the field is tagged here
     owner: Layout | None = dc_field(default=None, kw_only=True, repr=False)  # the layout of this step (set by the plan)
+    # A writer refuses None inline (two lines, no call) or through _w.non_null (set by the plan)
+    refuses_null_inline: bool = dc_field(default=True, kw_only=True)
 
     @property
     def reads_buffer_size(self) -> bool:
@@ -234,8 +245,12 @@ class BytesOp(Op):
         return [f"{self.value(obj)}, pos = _w.{self.reader}(buf, pos)"]
 
     def write(self, obj: str, out: str) -> Lines:
-        refuse = [] if self.nullable else null_refused(self, self.value(obj))
-        return refuse + [f"_w.{self.runtime.write}({out}, {self.value(obj)})"]
+        value = self.value(obj)
+        if self.nullable:
+            return [f"_w.{self.runtime.write}({out}, {value})"]
+        if not self.refuses_null_inline:
+            return [f"_w.{self.runtime.write}({out}, {non_null(self, value)})"]
+        return null_refused(self, value) + [f"_w.{self.runtime.write}({out}, {value})"]
 
 
 @dataclass(eq=False)
@@ -337,8 +352,12 @@ class RecordsOp(Op):
                 f"{self.value(obj)} = {view}"]
 
     def write(self, obj: str, out: str) -> Lines:
-        refuse = [] if self.nullable else null_refused(self, self.value(obj))
-        return refuse + [f"_w.write_records({out}, {self.value(obj)}, {self.compact})"]
+        value = self.value(obj)
+        if self.nullable:
+            return [f"_w.write_records({out}, {value}, {self.compact})"]
+        if not self.refuses_null_inline:
+            return [f"_w.write_records({out}, {non_null(self, value)}, {self.compact})"]
+        return null_refused(self, value) + [f"_w.write_records({out}, {value}, {self.compact})"]
 
 
 def null_read(attr: str, nullable: bool, value: str) -> Lines:
@@ -382,6 +401,8 @@ class StructOp(Op):
 
     def write(self, obj: str, out: str) -> Lines:
         value, writer = self.value(obj), self.layout.writer
+        if not self.nullable and not self.refuses_null_inline:
+            return [f"{writer}({non_null(self, value)}, {out})"]
         if not self.nullable:
             return null_refused(self, value) + [f"{writer}({value}, {out})"]
         return [f"if {value} is None:",
@@ -496,12 +517,14 @@ class ArrayOp(Op):
     # writing
     def write(self, obj: str, out: str) -> Lines:
         items = self.items
+        long_count = [f"_w.write_count({out}, len({items}), {self.compact})"]
+        if not self.nullable and not self.refuses_null_inline and not self.short_inline:
+            return [f"{items} = {non_null(self, self.value(obj))}", *long_count, *self.write_elements(out)]
         lines = [f"{items} = {self.value(obj)}", f"if {items} is None:"]
         if self.nullable:
             lines.append(f"    _w.write_count({out}, None, {self.compact})")
         else:
             lines += indent(null_refused(self, items)[1:])
-        long_count = [f"_w.write_count({out}, len({items}), {self.compact})"]
         if not self.short_inline:
             return lines + ["else:", *indent(long_count + self.write_elements(out))]
         short_count = [f"{out}.append(len({items}) + 1)"]

@@ -54,6 +54,12 @@ def inlines_short_arrays(compact: bool, hot: bool) -> bool:
     return compact and hot
 
 
+def refuses_null_inline(hot: bool) -> bool:
+    """Writers refuse None for a non-nullable field with an inline test on the hot path; elsewhere
+    through the runtime's ``non_null`` (one line instead of two, the same error)."""
+    return hot
+
+
 def rows_read_at_once(layout: "Layout") -> bool:
     """Arrays of this layout's struct read all elements at once: each element is one
     fixed-width run (and, in flexible versions, the count byte of its tagged section)."""
@@ -255,6 +261,7 @@ class MessagePlan:
             layout.tagged.append(self._op(layout.struct, f, v, compact=True, tag=f.tag))
         for op in layout.ops + layout.tagged:
             op.owner = layout  # its refusals name the layout's versions
+            op.refuses_null_inline = refuses_null_inline(self.hot)
         bridged: set[int] = set()  # the runs a bridge already reads
         for before, array, after in zip(layout.ops, layout.ops[1:], layout.ops[2:]):
             if bridges_empty_array(before, array, after) and id(before) not in bridged:
