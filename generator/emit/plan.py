@@ -1,19 +1,24 @@
 """Plan the generated code: which versions share a layout, and the steps that read and write it.
 
-Every decision is made here, from the model, once per (struct, layout): which versions share
-generated functions, which fields coalesce into one fixed-width ``struct`` call, compact or
-classic encodings, which step (:mod:`.ops`) each field becomes, and which fast paths it takes
-(the ``inlines_*`` and ``rows_*`` rules below). The views and templates only render.
+Every decision is made here, from the model and the flavour, once per (struct, layout): which
+versions share generated functions, which fields coalesce into one fixed-width ``struct`` call,
+compact or classic encodings, which step (:mod:`.ops`) each field becomes, which fast paths it
+takes (the ``inlines_*`` and ``rows_*`` rules below), which elements are read inline and which
+fields a new instance gets (the rest are made on first access). Where pure and compiled code
+differ the plan picks another step (``IntegerRun`` for ``FixedRun``, ...); the flavour itself is
+only read here for its switches. The views and templates only render.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dc_field
-from functools import cached_property
+from dataclasses import dataclass
 
 from ..model import Field, Message, Struct
 from ..types import STRUCT_CODES
-from .ops import (ArrayOp, BytesArray, BytesOp, EmptyArrayBridge, FixedArray, FixedRun, Op, RecordsOp, StringOp,
-                  StructArray, StructOp, UuidArray, UuidOp)
+from .constants import ModuleConstants, default_literal
+from .flavours import Flavour
+from .ops import (INTEGER_READERS, ArrayOp, BytesArray, BytesOp, CompiledStructArray, EmptyArrayBridge, FixedArray,
+                  FixedRun, IntegerArray, IntegerRun, Layout, Op, RecordsOp, StringOp, StructArray, StructOp,
+                  UuidArray, UuidOp)
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
 
@@ -85,99 +90,6 @@ def reads_elements_inline(array: Field, element: "Layout", hot: bool, flexible: 
 
 # --- the plan ----------------------------------------------------------------------------------
 
-@dataclass(eq=False)
-class Layout:
-    """Versions of one struct that share a layout, and so share generated functions."""
-
-    struct: Struct
-    versions: list[int]
-    flexible: bool
-    ops: list[Op] = dc_field(default_factory=list)
-    tagged: list[Op] = dc_field(default_factory=list)  # in tag order, as on the wire
-    absent: list[Field] = dc_field(default_factory=list)
-    # id(first run) -> the bridge that reads it, the array after it and the run after that
-    bridges: dict[int, EmptyArrayBridge] = dc_field(default_factory=dict)
-
-    @cached_property
-    def suffix(self) -> str:
-        v = self.versions
-        if v == list(range(v[0], v[-1] + 1)):
-            return f"v{v[0]}" if len(v) == 1 else f"v{v[0]}_{v[-1]}"
-        return "v" + "_".join(map(str, v))
-
-    @property
-    def reader(self) -> str:
-        return f"_read_{self.struct.name}_{self.suffix}"
-
-    @property
-    def writer(self) -> str:
-        return f"_write_{self.struct.name}_{self.suffix}"
-
-    @property
-    def sizer(self) -> str:
-        return f"_size_{self.struct.name}_{self.suffix}"
-
-    @property
-    def version_text(self) -> str:
-        v = self.versions
-        if len(v) == 1:
-            return str(v[0])
-        return f"{v[0]}-{v[-1]}" if v == list(range(v[0], v[-1] + 1)) else ",".join(map(str, v))
-
-    @property
-    def row_run(self) -> FixedRun | None:
-        """The one fixed-width run that is the whole layout (no other field, none tagged or
-        absent), or None."""
-        if self.absent or self.tagged or len(self.ops) != 1 or not isinstance(self.ops[0], FixedRun):
-            return None
-        return self.ops[0]
-
-    @property
-    def row_format(self) -> str:
-        """The struct format of one element read as a row: the run, then (flexible) the
-        tagged-field count byte, which must be 0 for the row to be read this way."""
-        assert self.row_run is not None
-        return self.row_run.fmt + ("B" if self.flexible else "")
-
-    @property
-    def row_fields(self) -> list[Field]:
-        return self.row_run.fields if self.row_run is not None else []
-
-    @property
-    def row_width(self) -> int:
-        return self.fixed_size + (1 if self.flexible else 0)
-
-    @property
-    def reads_buffer_size(self) -> bool:
-        """Whether the reader keeps ``len(buf)`` in a local for its steps' fast paths."""
-        return any(op.reads_buffer_size for op in self.ops + self.tagged)
-
-    @property
-    def inline_attrs(self) -> set[str]:
-        """Attribute names of the fields a read of this layout sets, with those of the elements
-        it reads inline (their steps' locals are named after them)."""
-        names = {f.attr_name for op in self.ops + self.tagged for f in op.fields}
-        for op in self.ops + self.tagged:
-            if isinstance(op, StructArray) and op.inline:
-                names |= op.layout.inline_attrs
-        return names
-
-    @property
-    def arrays(self) -> list[ArrayOp]:
-        """The untagged arrays, which every read of the layout sets."""
-        return [op for op in self.ops if isinstance(op, ArrayOp)]
-
-    @property
-    def sized_ops(self) -> list[Op]:
-        """The untagged steps whose size depends on the value (fixed runs are in fixed_size)."""
-        return [op for op in self.ops if not isinstance(op, FixedRun)]
-
-    @property
-    def fixed_size(self) -> int:
-        """Bytes written by the untagged fixed-width runs (the constant part of the size)."""
-        return sum(op.width for op in self.ops if isinstance(op, FixedRun))
-
-
 @dataclass
 class StructPlan:
     struct: Struct
@@ -189,8 +101,14 @@ class MessagePlan:
     """The layouts and steps of every struct of one definition, and the module-level helpers
     (precompiled ``struct`` objects) the steps use."""
 
-    def __init__(self, message: Message) -> None:
+    def __init__(self, message: Message, flavour: Flavour) -> None:
         self.message = message
+        self.flavour = flavour
+        # module-level names of uuid defaults, named in the order the classes declare them
+        self.uuids = ModuleConstants()
+        for struct in message.all_structs() + [message.struct]:
+            for f in struct.fields:
+                default_literal(f, self.uuids)
         self.hot = on_hot_path(message)
         self.helpers: dict[str, str] = {}  # module-level name -> its Python expression
         self._helper_names: dict[tuple, str] = {}
@@ -264,12 +182,20 @@ class MessagePlan:
             layout.tagged.append(self._op(layout.struct, f, v, compact=True, tag=f.tag))
         for op in layout.ops + layout.tagged:
             op.owner = layout  # its refusals name the layout's versions
+        # Fields no read sets here: a new instance gets their defaults, but for arrays and
+        # structs whose default is not null (their class makes those on first access).
+        layout.defaults = [(f.attr_name, "None" if f.has_null_default else default_literal(f, self.uuids))
+                           for f in layout.absent + [op.field for op in layout.tagged]
+                           if f.has_null_default or not (f.type.is_array or f.type.is_struct)]
         bridged: set[int] = set()  # the runs a bridge already reads
         for before, array, after in zip(layout.ops, layout.ops[1:], layout.ops[2:]):
             if bridges_empty_array(before, array, after) and id(before) not in bridged:
                 bridged.add(id(after))
                 assert isinstance(before, FixedRun) and isinstance(array, ArrayOp) and isinstance(after, FixedRun)
-                layout.bridges[id(before)] = self._bridge(layout.struct, before, array, after)
+                # (its helper is declared in either flavour: compiled modules have always had it)
+                bridge = self._bridge(layout.struct, before, array, after)
+                if self.flavour.bridges_empty_arrays:
+                    layout.bridges[id(before)] = bridge
 
     # --- steps -------------------------------------------------------------------------------
     def _op(self, struct: Struct, f: Field, v: int, compact: bool, tag: int | None = None) -> Op:
@@ -291,24 +217,30 @@ class MessagePlan:
             return StructOp([f], target=self._walk(f.struct, v), nullable=nullable, tag=tag)
         assert t.is_array and t.element is not None
         e, short = t.element, inlines_short_arrays(compact, self.hot)
+        unset = self.flavour.leaves_empty_arrays_unset and not f.has_null_default
         if e.name in FIXED_TYPES:
-            fixed = FixedArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
-                               code=STRUCT_CODES[e.name], width=e.fixed_width or 0, element=e.name)
+            code, unpack, pack = STRUCT_CODES[e.name], "", ""
             if short:
                 # Tables of precompiled structs by element count: _unpack_int32s[3] reads three.
-                fixed.unpack = self._helper(("unpack array", e.name), f"_unpack_{e.name}s",
-                                            f'_w.UNPACK_ARRAY["{fixed.code}"]')
-                fixed.pack = self._helper(("pack array", e.name), f"_pack_{e.name}s",
-                                          f'_w.PACK_ARRAY["{fixed.code}"]')
-            return fixed
+                unpack = self._helper(("unpack array", e.name), f"_unpack_{e.name}s", f'_w.UNPACK_ARRAY["{code}"]')
+                pack = self._helper(("pack array", e.name), f"_pack_{e.name}s", f'_w.PACK_ARRAY["{code}"]')
+            integers = self.flavour.compiled_steps and e.name in INTEGER_READERS
+            return (IntegerArray if integers else FixedArray)(
+                [f], compact=compact, nullable=nullable, short_inline=short, tag=tag, left_unset_when_empty=unset,
+                code=code, width=e.fixed_width or 0, element=e.name, unpack=unpack, pack=pack)
         if e.name == "uuid":
-            return UuidArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag)
+            return UuidArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                             left_unset_when_empty=unset)
         if e.name in ("string", "bytes", "records"):
-            return BytesArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, element=e.name)
+            return BytesArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                              left_unset_when_empty=unset, element=e.name)
         assert f.struct is not None
         target = self._walk(f.struct, v)
-        return StructArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, target=target,
-                           inline=reads_elements_inline(f, target, self.hot, self.message.flexible_at(v)))
+        inline = self.flavour.reads_elements_inline and reads_elements_inline(f, target, self.hot,
+                                                                              self.message.flexible_at(v))
+        return (CompiledStructArray if self.flavour.compiled_steps else StructArray)(
+            [f], compact=compact, nullable=nullable, short_inline=short, tag=tag, left_unset_when_empty=unset,
+            target=target, inline=inline)
 
     def _name_row_readers(self) -> None:
         """Give each array of fixed-width elements its row reader (``_rows_Topic_v0_4``), once
@@ -332,7 +264,9 @@ class MessagePlan:
                               struct, f"_unpack_{struct.name}_{'_'.join(attrs)}")
         pack = self._helper(("pack",) + key, f"_pack_{struct.name}_{short}", f'struct.Struct("{fmt}").pack',
                             struct, f"_pack_{struct.name}_{'_'.join(attrs)}")
-        return FixedRun(fields, fmt=fmt, width=width, unpack=unpack, pack=pack, tag=tag)
+        # (its helpers are declared in either flavour: compiled modules have always had them)
+        integers = self.flavour.compiled_steps and all(f.type.name in INTEGER_READERS for f in fields)
+        return (IntegerRun if integers else FixedRun)(fields, fmt=fmt, width=width, unpack=unpack, pack=pack, tag=tag)
 
     def _bridge(self, struct: Struct, before: FixedRun, array: ArrayOp, after: FixedRun) -> EmptyArrayBridge:
         bridge = EmptyArrayBridge(before, array, after)
