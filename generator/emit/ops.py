@@ -17,6 +17,7 @@ what it holds.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field as dc_field
 from functools import cached_property
 from typing import ClassVar
@@ -70,7 +71,7 @@ def null_refused(op: "Op", value: str) -> Lines:
     where = "this version does"
     if layout is not None:
         plural = len(layout.versions) > 1
-        where = f"{layout.struct.name} version{'s' if plural else ''} {layout.version_text} do{'' if plural else 'es'}"
+        where = f"{layout.struct} version{'s' if plural else ''} {layout.version_text} do{'' if plural else 'es'}"
     allowed = "never nullable" if f.nullable_versions.empty else f"nullable in versions {f.nullable_versions}"
     return [f"if {value} is None:",
             f'    raise EncodeError("field {op.attr} is null, which {where} not allow ({allowed})")']
@@ -79,13 +80,13 @@ def null_refused(op: "Op", value: str) -> Lines:
 # --- steps -----------------------------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Op:
     """One step of a reader/writer/sizer: one field, or a run of fixed-width fields."""
 
-    fields: list[Field]
+    fields: tuple[Field, ...]
     tag: int | None = dc_field(default=None, kw_only=True)  # set when the field is tagged here
-    owner: Layout | None = dc_field(default=None, kw_only=True, repr=False)  # the layout of this step (set by the plan)
+    owner: LayoutName | None = dc_field(default=None, kw_only=True, repr=False)  # the layout of this step
 
     @property
     def reads_buffer_size(self) -> bool:
@@ -139,7 +140,7 @@ class Op:
         return f"{obj}.{self.attr}"
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class FixedRun(Op):
     """Consecutive fixed-width fields, read and written with one precompiled ``struct`` call."""
 
@@ -166,7 +167,7 @@ class FixedRun(Op):
         return [f"{acc} += {self.width}"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class IntegerRun(FixedRun):
     """A fixed-width run of integers read with the integer readers of ``_base`` (compiled code:
     a few machine instructions each, no tuple); written with its ``struct`` as any run."""
@@ -190,7 +191,12 @@ def integer_reads(run: FixedRun) -> list[tuple[str, str]] | None:
     return reads
 
 
-@dataclass(eq=False)
+def bridge_format(before: FixedRun, after: FixedRun) -> str:
+    """The struct format of two runs with an array's count byte between them."""
+    return before.fmt + "B" + after.fmt[1:]
+
+
+@dataclass(frozen=True, eq=False)
 class EmptyArrayBridge:
     """Two fixed-width runs with a nullable compact array between them that is usually null or
     empty (a FetchResponse partition: its five fixed fields, ``aborted_transactions``, then
@@ -206,7 +212,7 @@ class EmptyArrayBridge:
     before: FixedRun
     array: ArrayOp
     after: FixedRun
-    unpack: str = ""  # the module-level helper reading the three at once
+    unpack: str  # the module-level helper reading the three at once
 
     @property
     def width(self) -> int:
@@ -214,7 +220,7 @@ class EmptyArrayBridge:
 
     @property
     def fmt(self) -> str:
-        return self.before.fmt + "B" + self.after.fmt[1:]
+        return bridge_format(self.before, self.after)
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
         array, n = self.array, f"{self.array.attr}_byte"  # the count byte: 0 for null, 1 for empty
@@ -235,7 +241,7 @@ class EmptyArrayBridge:
                 *indent(steps)]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class UuidOp(Op):
     def read(self, obj: str, flavour: Flavour) -> Lines:
         return [f"{self.value(obj)}, pos = {flavour.hot('read_uuid')}(buf, pos)"]
@@ -251,7 +257,7 @@ class UuidOp(Op):
         return ("read_uuid", "uuid_bytes")
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class BytesOp(Op):
     """A length-prefixed bytes field (classic or compact, nullable or not)."""
 
@@ -282,7 +288,7 @@ class BytesOp(Op):
         return [f"{acc} += _w.{self.runtime.size}({self.value(obj)})"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class StringOp(BytesOp):
     """A string field; ``short_inline`` reads and writes short compact strings without a call."""
 
@@ -327,7 +333,7 @@ class StringOp(BytesOp):
             f"    _w.{self.runtime.write}({out}, {value})"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class RecordsOp(Op):
     """Record batches: read as a lazy view over the input, written from a view or bytes."""
 
@@ -395,7 +401,7 @@ def null_read(attr: str, nullable: bool, value: str) -> Lines:
     return [f'raise DecodeError("non-nullable field {attr} was null", offset=pos)']
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class StructOp(Op):
     """A nested struct; a nullable one is preceded by a presence byte."""
 
@@ -444,7 +450,7 @@ class StructOp(Op):
         return [f"{acc} += {sizer}({value})"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class ArrayOp(Op):
     """What arrays share: the count (classic int32, or compact uvarint n+1) and null handling.
 
@@ -592,7 +598,7 @@ class ArrayOp(Op):
         raise NotImplementedError
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class FixedArray(ArrayOp):
     """An array of a fixed-width type. Compact arrays shorter than SMALL_ARRAY read and write
     with one precompiled ``struct`` per length (``unpack`` / ``pack``, indexed by count)."""
@@ -647,7 +653,7 @@ class FixedArray(ArrayOp):
         return [f"{acc} += {self.width} * len({self.items})"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class IntegerArray(FixedArray):
     """An array of integers in compiled code: short ones are read with the integer readers of
     ``_base``, short enough ones as a list display."""
@@ -657,12 +663,13 @@ class IntegerArray(FixedArray):
         # Up to SHORT_DISPLAY elements (replicas, in-sync replicas) as a list display: mypyc makes
         # it at its size and stores each item, where a comprehension appends (and grows) element
         # by element and does the index arithmetic in tagged ints.
-        displays = [f"[{', '.join(f'{reader}(buf, pos + {1 + self.width * k})' for k in range(n))}] if {self.count} == {n}"
-                    for n in range(1, SHORT_DISPLAY + 1)]
-        return " else ".join(displays + [f"[{reader}(buf, pos + 1 + {self.width} * k) for k in range({self.count})]"])
+        n = self.count
+        displays = [f"[{', '.join(f'{reader}(buf, pos + {1 + self.width * k})' for k in range(size))}] if {n} == {size}"
+                    for size in range(1, SHORT_DISPLAY + 1)]
+        return " else ".join(displays + [f"[{reader}(buf, pos + 1 + {self.width} * k) for k in range({n})]"])
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class UuidArray(ArrayOp):
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         return element_loop(self, obj, "UUID", f"{flavour.hot('read_uuid')}(buf, pos)")
@@ -678,7 +685,7 @@ class UuidArray(ArrayOp):
         return super().runtime_functions + ("read_uuid", "uuid_bytes")
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class BytesArray(ArrayOp):
     """An array of strings or bytes (no element may be null)."""
 
@@ -717,7 +724,7 @@ def element_loop(op: ArrayOp, obj: str, python_type: str, read_one: str) -> Line
             f"{op.value(obj)} = {op.items}"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class StructArray(ArrayOp):
     """An array of structs (a KeyedList when the struct has map keys).
 
@@ -819,7 +826,7 @@ class StructArray(ArrayOp):
         return [f"for {self.item} in {self.items}:", f"    {acc} += {self.layout.sizer}({self.item})"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class CompiledStructArray(StructArray):
     """An array of structs in compiled code: keyed elements are appended through a typed list
     local, and fixed-width rows of integers are built directly with the integer readers."""
@@ -902,29 +909,57 @@ def read_tagged_section(obj: str, tagged: list[tuple[int, str, Lines]], flavour:
 
 # --- layouts -----------------------------------------------------------------------------------
 
-@dataclass(eq=False)
+@dataclass(frozen=True)
+class LayoutName:
+    """A layout by name: its struct and versions, which name its generated functions (and which
+    a step's refusals name)."""
+
+    struct: str
+    versions: tuple[int, ...]
+
+    @cached_property
+    def suffix(self) -> str:
+        v = self.versions
+        if v == tuple(range(v[0], v[-1] + 1)):
+            return f"v{v[0]}" if len(v) == 1 else f"v{v[0]}_{v[-1]}"
+        return "v" + "_".join(map(str, v))
+
+    @property
+    def version_text(self) -> str:
+        v = self.versions
+        if len(v) == 1:
+            return str(v[0])
+        return f"{v[0]}-{v[-1]}" if v == tuple(range(v[0], v[-1] + 1)) else ",".join(map(str, v))
+
+
+@dataclass(frozen=True, eq=False)
 class Layout:
     """Versions of one struct that share a layout, and so share generated functions: the steps
     of their reads, writes and sizes, as the plan (:mod:`.plan`) chose them."""
 
     struct: Struct
-    versions: list[int]
+    name: LayoutName
     flexible: bool
-    ops: list[Op] = dc_field(default_factory=list)
-    tagged: list[Op] = dc_field(default_factory=list)  # in tag order, as on the wire
-    absent: list[Field] = dc_field(default_factory=list)
+    ops: tuple[Op, ...]
+    tagged: tuple[Op, ...]  # in tag order, as on the wire
+    absent: tuple[Field, ...]
     # id(first run) -> the bridge that reads it, the array after it and the run after that
-    bridges: dict[int, EmptyArrayBridge] = dc_field(default_factory=dict)
+    bridges: Mapping[int, EmptyArrayBridge]
     # (attribute, expression) of the fields no read at these versions sets and that are not made
     # on first access: a new instance gets them
-    defaults: list[tuple[str, str]] = dc_field(default_factory=list)
+    defaults: tuple[tuple[str, str], ...]
 
-    @cached_property
+    @property
+    def versions(self) -> tuple[int, ...]:
+        return self.name.versions
+
+    @property
     def suffix(self) -> str:
-        v = self.versions
-        if v == list(range(v[0], v[-1] + 1)):
-            return f"v{v[0]}" if len(v) == 1 else f"v{v[0]}_{v[-1]}"
-        return "v" + "_".join(map(str, v))
+        return self.name.suffix
+
+    @property
+    def version_text(self) -> str:
+        return self.name.version_text
 
     @property
     def reader(self) -> str:
@@ -937,13 +972,6 @@ class Layout:
     @property
     def sizer(self) -> str:
         return f"_size_{self.struct.name}_{self.suffix}"
-
-    @property
-    def version_text(self) -> str:
-        v = self.versions
-        if len(v) == 1:
-            return str(v[0])
-        return f"{v[0]}-{v[-1]}" if v == list(range(v[0], v[-1] + 1)) else ",".join(map(str, v))
 
     @property
     def row_run(self) -> FixedRun | None:
@@ -961,8 +989,8 @@ class Layout:
         return self.row_run.fmt + ("B" if self.flexible else "")
 
     @property
-    def row_fields(self) -> list[Field]:
-        return self.row_run.fields if self.row_run is not None else []
+    def row_fields(self) -> tuple[Field, ...]:
+        return self.row_run.fields if self.row_run is not None else ()
 
     @property
     def row_width(self) -> int:
@@ -1001,7 +1029,7 @@ class Layout:
     def new_instance(self, obj: str, flavour: Flavour) -> Lines:
         """Make the instance ``obj`` that a read fills."""
         arrays = [(op.attr, op.keyed) for op in self.arrays]
-        return flavour.new_instance(self.struct.name, obj, arrays=arrays, defaults=self.defaults)
+        return flavour.new_instance(self.struct.name, obj, arrays=arrays, defaults=list(self.defaults))
 
     def read_steps(self, obj: str, flavour: Flavour) -> Lines:
         """Every step of a read into ``obj``, the tagged section last (inside the reader's try)."""

@@ -2,8 +2,8 @@
 
 A view holds finished pieces of Python source (names, annotations, expressions, the code of
 each step) computed from the plan and the model, so that the templates only place them. Views
-are built eagerly: building them registers the module-level constants (uuid defaults, version
-ranges) that the module's header declares.
+are built eagerly: building them registers the module-level version ranges that the module's
+header declares (the plan names the uuid defaults, which a new instance's code needs).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .code import block
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
 from .ops import Layout, Op
-from .plan import MessagePlan, StructPlan
+from .plan import StructPlan, plan
 
 # Locals of the generated functions, which a struct's instance local must not shadow.
 FUNCTION_LOCALS = frozenset({"buf", "pos", "size", "field", "index", "count", "unknown", "tag", "end", "out",
@@ -297,13 +297,10 @@ class StructView:
         self.unknown_tags_doc = repr(UNKNOWN_TAGS_DOC)
         self.omitted_marker: str | None = None  # set by ModuleView
         self.class_constants = message_constants(message) if self.is_message else []
-        if flavour.struct_defaults_on_first_read:
-            for f in self.fields:
-                # (not where null is a value of its own: there None cannot mean "not made yet")
-                if (f.field.type.is_struct and not f.field.type.is_array and f.lazy_factory
-                        and f.field.nullable_versions.empty):
-                    f.made_on_first_read = True
-                    f.slot = f"_{f.attr}"
+        for f in self.fields:
+            if f.field.name in plan.made_on_first_read:
+                f.made_on_first_read = True
+                f.slot = f"_{f.attr}"
         for f in self.fields:
             f.parameter(flavour)
         self.layouts = [LayoutView(layout, self, flavour) for layout in plan.layouts]
@@ -318,20 +315,20 @@ class ModuleView:
     """The generated module of one definition."""
 
     def __init__(self, message: Message, flavour: Flavour, source: str | None = None) -> None:
-        plan = MessagePlan(message, flavour)
+        module_plan = plan(message, flavour)
         self.message = message
         self.flavour = flavour
         self.source = source or Path(message.source).name
         self.about = (f"{message.type.capitalize()} message, versions {message.valid_versions}, "
                       f"flexible versions {message.flexible_versions}.")
-        self.constants = ModuleConstants(plan.uuids.uuids)  # the uuid defaults the plan named
-        self.structs = [StructView(sp, message, self.constants, flavour) for sp in plan.structs]
+        self.constants = ModuleConstants(dict(module_plan.uuid_names))  # the uuid defaults the plan named
+        self.structs = [StructView(sp, message, self.constants, flavour) for sp in module_plan.structs]
         # Structs whose omitted-argument marker a constructor's parameter names (declared after the class).
         marked = {f.field.type.name for s in self.structs for f in s.fields
                   if f.field.type.is_struct and f.param_default == flavour.omitted(f.field.type.name)}
         for s in self.structs:
             s.omitted_marker = flavour.omitted_struct(s.name) if s.name in marked else None
-        self.helpers = plan.helpers
-        self.has_records = any(f.type.name == "records" for sp in plan.structs for f in sp.struct.fields)
+        self.helpers = module_plan.helpers
+        self.has_records = any(f.type.name == "records" for sp in module_plan.structs for f in sp.struct.fields)
         self.api_key = message.api_key
         self.flexible_from = message.flexible_versions.lowest if not message.flexible_versions.empty else None

@@ -5,6 +5,7 @@ these pin down why the generated code looks the way it does, on small hand-made 
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import pytest
@@ -72,15 +73,15 @@ def sample():
 
 @pytest.fixture(scope="module")
 def plan(sample) -> MessagePlan:
-    return MessagePlan(sample, PURE)
+    return emit_plan.plan(sample, PURE)
 
 
 @pytest.fixture(scope="module")
 def compiled_plan(sample) -> MessagePlan:
-    return MessagePlan(sample, COMPILED)
+    return emit_plan.plan(sample, COMPILED)
 
 
-def layouts(plan: MessagePlan, struct: str) -> list:
+def layouts(plan: MessagePlan, struct: str) -> tuple:
     return next(sp for sp in plan.structs if sp.struct.name == struct).layouts
 
 
@@ -97,14 +98,14 @@ def op_of(layout, attr: str):
 def test_versions_share_a_layout_until_a_field_or_the_encoding_changes(plan) -> None:
     # Gone leaves after 1, Epoch/Dirs/TopicId arrive at 2, flexible from 3, Name nullable from 4,
     # the tagged Cursor from 5: every change starts a layout.
-    assert [g.versions for g in layouts(plan, "SampleResponse")] == [[0, 1], [2], [3], [4], [5]]
+    assert [g.versions for g in layouts(plan, "SampleResponse")] == [(0, 1), (2,), (3,), (4,), (5,)]
     assert [g.suffix for g in layouts(plan, "SampleResponse")] == ["v0_1", "v2", "v3", "v4", "v5"]
     assert [g.version_text for g in layouts(plan, "SampleResponse")] == ["0-1", "2", "3", "4", "5"]
 
 
 def test_a_nested_struct_splits_only_where_its_own_encoding_does(plan) -> None:
     # Point's fields never change; only the flexible encoding (tagged-field count) does.
-    assert [g.versions for g in layouts(plan, "Point")] == [[0, 1, 2], [3, 4, 5]]
+    assert [g.versions for g in layouts(plan, "Point")] == [(0, 1, 2), (3, 4, 5)]
     assert layout_at(plan, "Point", 4) is layout_at(plan, "Point", 3)
     assert [g.flexible for g in layouts(plan, "Point")] == [False, True]
 
@@ -114,10 +115,22 @@ def test_versions_that_are_not_neighbours_share_a_layout() -> None:
       "flexibleVersions": "none", "fields": [
         {"name": "A", "type": "int32", "versions": "0+"},
         {"name": "OnlyOne", "type": "int8", "versions": "1", "ignorable": true}]}""", "GapRequest.json")
-    groups = layouts(MessagePlan(message, PURE), "GapRequest")
-    assert [g.versions for g in groups] == [[0, 2], [1]]
+    groups = layouts(emit_plan.plan(message, PURE), "GapRequest")
+    assert [g.versions for g in groups] == [(0, 2), (1,)]
     assert [g.suffix for g in groups] == ["v0_2", "v1"] and groups[0].version_text == "0,2"
     assert [f.name for f in groups[0].absent] == ["OnlyOne"]
+
+
+def test_the_plan_is_not_changed_after_it_is_made(plan) -> None:
+    # every decision is made while planning: views and templates can only read the plan
+    layout = layout_at(plan, "SampleResponse", 3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        layout.ops = ()  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        op_of(layout, "points").rows = ""  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        plan.helpers["_extra"] = "1"  # type: ignore[index]
+    assert isinstance(layout.ops, tuple) and isinstance(plan.structs[0].layouts, tuple)
 
 
 def test_consecutive_fixed_width_fields_coalesce_into_one_run(plan) -> None:
@@ -201,7 +214,7 @@ def test_the_hot_path_is_the_benchmarked_apis_headers_and_metadata_records() -> 
 def test_elements_are_read_inline_only_on_the_hot_path_in_flexible_versions(plan) -> None:
     assert op_of(layout_at(plan, "SampleResponse", 3), "notes").inline
     assert not op_of(layout_at(plan, "SampleResponse", 0), "notes").inline  # classic: old clients
-    quiet = MessagePlan(load_text(SAMPLE.replace("SampleResponse", "QuietResponse"), "QuietResponse.json"), PURE)
+    quiet = emit_plan.plan(load_text(SAMPLE.replace("SampleResponse", "QuietResponse"), "QuietResponse.json"), PURE)
     notes, name = (op_of(layout_at(quiet, "QuietResponse", 3), attr) for attr in ("notes", "name"))
     assert not notes.inline and not name.short_inline and not notes.short_inline
 
@@ -276,7 +289,7 @@ def test_every_runtime_function_a_step_names_exists() -> None:
     named = set()
     for message in load_definitions([MESSAGE_DEFS]):
         for flavour in (PURE, COMPILED):
-            for sp in MessagePlan(message, flavour).structs:
+            for sp in emit_plan.plan(message, flavour).structs:
                 for layout in sp.layouts:
                     for op in layout.ops + layout.tagged:
                         named.update(op.runtime_functions)
@@ -410,7 +423,7 @@ BRIDGED = """{
 
 
 def test_a_nullable_compact_array_between_runs_is_read_with_them_when_null_or_empty() -> None:
-    plan = MessagePlan(load_text(BRIDGED, "FetchResponse.json"), PURE)
+    plan = emit_plan.plan(load_text(BRIDGED, "FetchResponse.json"), PURE)
     classic, flexible = layout_at(plan, "FetchResponse", 0), layout_at(plan, "FetchResponse", 1)
     assert not classic.bridges  # a classic count is four bytes: no one-byte test
     # one bridge: Aborted is nullable; Kept is not (it usually has elements), so Replica is not shared
@@ -426,7 +439,7 @@ def test_a_nullable_compact_array_between_runs_is_read_with_them_when_null_or_em
         "        response.aborted = None"]
     assert "    pos += 9" in pure and "else:" in pure
     assert COMPILED.bridges_empty_arrays is False  # compiled reads the runs with integer readers
-    compiled = MessagePlan(load_text(BRIDGED, "FetchResponse.json"), COMPILED)
+    compiled = emit_plan.plan(load_text(BRIDGED, "FetchResponse.json"), COMPILED)
     assert not layout_at(compiled, "FetchResponse", 1).bridges
     module = render_message(load_text(BRIDGED, "FetchResponse.json"))
     assert "_unpack_FetchResponse_id_to_replica(buf, pos)" in module
