@@ -1,8 +1,8 @@
 """The two flavours of generated code: pure Python, and the sources ``--compile`` hands to mypyc.
 
 A flavour is a table of spellings and of switches the plan (:mod:`.plan`) reads; it knows no
-step. Where the two differ in what code to write, the plan picks another step (:mod:`.ops`:
-``IntegerRun``, ``IntegerArray``, ``CompiledStructArray`` for compiled code); here are only:
+step. Where the two differ in what code to write, the plan picks another step (those of
+:mod:`.compiled_ops` for compiled code); here are only:
 
 - the runtime's hot readers (``read_count``, ``read_uuid``, ...): called through
   ``kwire.wire.primitives`` when pure, imported from the package's compiled copy of
@@ -48,9 +48,9 @@ class PurePython:
     # A nullable compact array between two fixed-width runs, when null or empty, is read with them
     # in one struct call (ops.EmptyArrayBridge); compiled code reads runs with integer readers.
     bridges_empty_arrays = True
-    # The plan picks the steps shaped for mypyc: fixed-width integers read with the integer
-    # readers of ``_base`` (ops.IntegerRun, IntegerArray: a C call each, where CPython is faster
-    # with one struct call) and arrays of structs as ops.CompiledStructArray.
+    # The plan picks the steps shaped for mypyc (.compiled_ops): fixed-width integers read with
+    # the integer readers of ``_base`` (a C call each, where CPython is faster with one struct
+    # call), arrays of structs appended to through typed lists.
     compiled_steps = False
 
     def omitted(self, struct: str | None) -> str:

@@ -19,9 +19,9 @@ from ..model import Field, Message, Struct
 from ..types import STRUCT_CODES
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
-from .ops import (INTEGER_READERS, ArrayOp, BytesArray, BytesOp, CompiledStructArray, EmptyArrayBridge, FixedArray,
-                  FixedRun, IntegerArray, IntegerRun, Layout, LayoutName, Op, RecordsOp, StringOp, StructArray,
-                  StructOp, UuidArray, UuidOp, bridge_format)
+from .compiled_ops import INTEGER_READERS, CompiledStructArray, IntegerArray, IntegerRun
+from .ops import (ArrayOp, BytesArray, BytesOp, EmptyArrayBridge, FixedArray, FixedRun, Layout, LayoutName, Op,
+                  RecordsOp, StringOp, StructArray, StructOp, UuidArray, UuidOp, bridge_format)
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
 
