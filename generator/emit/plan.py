@@ -28,7 +28,8 @@ FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "
 
 # --- fast paths --------------------------------------------------------------------------------
 # Where generated code inlines the usual case instead of calling the runtime. Each rule is the
-# one place its fast path is chosen; how a flavour reads it is the flavour's (see .flavours).
+# one place its fast path is chosen; where the flavours read it differently the plan picks the
+# flavour's step (.compiled_ops), and some paths only one flavour takes (its switches, .flavours).
 #
 # Inline code pays only where many values are decoded, and it is paid for in size: pasting
 # element reads into every parent layout made generated/ 192k lines (issue 23 §5). So inline
@@ -62,7 +63,7 @@ def inlines_short_arrays(compact: bool, hot: bool) -> bool:
     return compact and hot
 
 
-def rows_read_at_once(layout: "Layout") -> bool:
+def rows_read_at_once(layout: Layout) -> bool:
     """Arrays of this layout's struct read all elements at once: each element is one
     fixed-width run (and, in flexible versions, the count byte of its tagged section)."""
     return layout.row_run is not None
@@ -79,9 +80,9 @@ def bridges_empty_array(before: Op, array: Op, after: Op) -> bool:
             and array.compact and array.short_inline and array.nullable)
 
 
-def reads_elements_inline(array: Field, element: "Layout", hot: bool, flexible: bool) -> bool:
+def reads_elements_inline(array: Field, element: Layout, hot: bool, flexible: bool) -> bool:
     """Arrays of structs may read each element inside their loop instead of calling the
-    element's reader (the flavour chooses; pure Python does): that saves the call, its frame and
+    element's reader (where the flavour reads elements inline: pure Python): that saves the call, its frame and
     the returned tuple, about 1,100 instructions an element. Only on the hot path and in
     flexible versions (what today's clients and brokers speak: every bench_codec workload);
     elsewhere the parent calls the element's one shared reader, so the element's code is
