@@ -1,36 +1,21 @@
 """The two flavours of generated code: pure Python, and the sources ``--compile`` hands to mypyc.
 
-Both flavours share the plan and every step's code (:mod:`.ops`); they differ only where
-compiled code is faster another way, and each such place is one method here:
+A flavour is a table of spellings and of switches the plan (:mod:`.plan`) reads; it knows no
+step. Where the two differ in what code to write, the plan picks another step (those of
+:mod:`.compiled_ops` for compiled code); here are only:
 
 - the runtime's hot readers (``read_count``, ``read_uuid``, ...): called through
   ``kwire.wire.primitives`` when pure, imported from the package's compiled copy of
   ``kwire/wire/struct_base.py`` (``_base``) when compiled, so that no Python frame is entered;
 - a new instance: ``object.__new__`` plus the defaults no read sets (pure), the native
   constructor (compiled);
-- fixed-width fields: one ``struct`` call per run (pure), the integer readers of ``_base``
-  (compiled: a few machine instructions each, no tuple);
-- an array of fixed-width structs: ``struct.iter_unpack`` over all rows (pure), each row built
-  directly when it fits (compiled);
 - module-level constants: plain globals (pure: CPython caches the look-up), ``Final`` (compiled:
-  read from a C static instead of the module's dict).
+  read from a C static instead of the module's dict);
+- the switches below, each saying which fast path or step the plan takes for this flavour.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .code import Lines, indent
-
-if TYPE_CHECKING:
-    from .ops import FixedArray, FixedRun, StructArray
-
-# Fixed-width types the compiled flavour reads with the integer readers of kwire.wire.struct_base
-# (float64 keeps struct: compiled arithmetic has no cheaper way to build a double).
-INTEGER_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_int16", "uint16": "read_uint16",
-                   "int32": "read_int32", "uint32": "read_uint32", "int64": "read_int64"}
-
-# Short arrays of integers the compiled flavour reads as a list display, by count.
-SHORT_DISPLAY = 3
+from .code import Lines
 
 # The readers generated code calls in hot loops (kwire.wire.struct_base, re-exported by primitives).
 HOT_READERS = ("read_count", "read_length", "read_tag_count", "read_tag_header", "read_uuid")
@@ -63,6 +48,10 @@ class PurePython:
     # A nullable compact array between two fixed-width runs, when null or empty, is read with them
     # in one struct call (ops.EmptyArrayBridge); compiled code reads runs with integer readers.
     bridges_empty_arrays = True
+    # The plan picks the steps shaped for mypyc (.compiled_ops): fixed-width integers read with
+    # the integer readers of ``_base`` (a C call each, where CPython is faster with one struct
+    # call), arrays of structs appended to through typed lists.
+    compiled_steps = False
 
     def omitted(self, struct: str | None) -> str:
         """The default of a constructor parameter (an array, or a ``struct``) whose definition's
@@ -92,43 +81,6 @@ class PurePython:
         (attribute, expression) of fields no read at these versions sets.
         """
         return [f"{obj} = {self.blank(cls)}"] + [f"{obj}.{attr} = {value}" for attr, value in defaults]
-
-    def read_fixed_run(self, run: FixedRun, obj: str) -> Lines:
-        return run.read_with_struct(obj)
-
-    def collect_elements(self, op: StructArray) -> tuple[Lines, str]:
-        """Make ``op.items``, the empty local an array's elements are appended to; and the
-        expression the field is then set to."""
-        empty = "KeyedList()" if op.keyed else "[]"
-        return [f"{op.items}: {op.container}[{op.layout.struct.name}] = {empty}"], op.items
-
-    def read_short_fixed_array(self, op: FixedArray) -> str:
-        """The expression reading ``op.count`` (< SMALL_ARRAY) elements after the count byte."""
-        return f"[*{op.unpack}[{op.count}](buf, pos + 1)]  # [*t] beats list(t) by a call"
-
-    def read_rows(self, op: StructArray) -> Lines | None:
-        """The elements of an array whose elements are one fixed-width run each (``op.rows``);
-        None reads them one by one."""
-        layout, items, item = op.layout, op.items, op.item
-        cls, width, n = layout.struct.name, layout.row_width, op.count
-        end, rows, row = f"{op.attr}_end", f"{op.attr}_rows", f"{op.attr}_row"
-        targets = [f"{item}.{f.attr_name}" for f in layout.row_fields] + (["_"] if layout.flexible else [])
-        unpacked = f"({targets[0]},)" if len(targets) == 1 else ", ".join(targets)
-        # In flexible versions each row ends with its tagged-field count, which must be 0.
-        no_tags = f" and not any({rows}[{width - 1}::{width}])" if layout.flexible else ""
-        return [f"# Every element is fixed-width{' with an empty tagged section' if layout.flexible else ''}: "
-                "one iter_unpack for all.",
-                f"{end} = pos + {n} * {width}",
-                f"{rows} = buf[pos:{end}]",
-                f"if len({rows}) == {n} * {width}{no_tags}:",
-                f"    for {row} in {op.rows}({rows}):",
-                f"        {item} = {self.blank(cls)}",
-                f"        {unpacked} = {row}",
-                f"        {item}.unknown_tagged_fields = ()",
-                f"        {items}.append({item})",
-                f"    pos = {end}",
-                "else:",
-                *indent(op.read_one_by_one(inline=False))]
 
 
 class Compiled(PurePython):
@@ -162,6 +114,7 @@ class Compiled(PurePython):
     # every decoded partition cost a third of its decode.
     struct_defaults_on_first_read = True
     bridges_empty_arrays = False
+    compiled_steps = True
 
     def omitted(self, struct: str | None) -> str:
         # mypyc checks a parameter's default against its type, so DEFAULT (typed Any) would fail
@@ -189,65 +142,6 @@ class Compiled(PurePython):
         return ["# Compiled, the native constructor is the cheapest way to a complete object; arrays read",
                 "# below get a shared placeholder instead of a new empty list (every path replaces it).",
                 f"{obj} = {cls}({placeholders})"]
-
-    def read_fixed_run(self, run: FixedRun, obj: str) -> Lines:
-        reads = integer_reads(run)
-        if reads is None:
-            return run.read_with_struct(obj)
-        return [f"{obj}.{attr} = {read}" for attr, read in reads] + [f"pos += {run.width}"]
-
-    def collect_elements(self, op: StructArray) -> tuple[Lines, str]:
-        if not op.keyed:
-            return super().collect_elements(op)
-        # Appended to through a local typed list: mypyc calls PyList_Append (a KeyedList is a
-        # list that keeps append), instead of looking append up by name on a Python subclass,
-        # ~180 instructions an element (60 per ApiVersionsResponse).
-        keyed, name = f"{op.attr}_keyed", op.layout.struct.name
-        return [f"{keyed}: KeyedList[{name}] = KeyedList()",
-                f"{op.items}: list[{name}] = {keyed}"], keyed
-
-    def read_short_fixed_array(self, op: FixedArray) -> str:
-        reader = INTEGER_READERS.get(op.element)
-        if reader is None:
-            return super().read_short_fixed_array(op)
-        # Up to SHORT_DISPLAY elements (replicas, in-sync replicas) as a list display: mypyc makes
-        # it at its size and stores each item, where a comprehension appends (and grows) element
-        # by element and does the index arithmetic in tagged ints.
-        displays = [f"[{', '.join(f'{reader}(buf, pos + {1 + op.width * k})' for k in range(n))}] if {op.count} == {n}"
-                    for n in range(1, SHORT_DISPLAY + 1)]
-        return " else ".join(displays + [f"[{reader}(buf, pos + 1 + {op.width} * k) for k in range({op.count})]"])
-
-    def read_rows(self, op: StructArray) -> Lines | None:
-        layout, item = op.layout, op.item
-        run = layout.row_run
-        reads = integer_reads(run) if run is not None else None
-        if reads is None:
-            return None
-        width = layout.row_width
-        no_tags = f" and buf[pos + {width - 1}] == 0" if layout.flexible else ""
-        arguments = ", ".join(f"{attr}={read}" for attr, read in reads)
-        return [f"# Elements are usually fixed-width{' with an empty tagged section' if layout.flexible else ''}: "
-                "build those directly.",
-                f"for index in range({op.count}):",
-                f"    if pos + {width} <= size{no_tags}:",
-                f"        {item} = {layout.struct.name}({arguments})",
-                f"        pos += {width}",
-                "    else:",
-                f"        {item}, pos = {layout.reader}(buf, pos)",
-                f"    {op.items}.append({item})"]
-
-
-def integer_reads(run: FixedRun) -> list[tuple[str, str]] | None:
-    """(attribute, read expression) of each field of ``run`` with the integer readers, or None
-    when a field of the run has none (float64)."""
-    reads, offset = [], 0
-    for f in run.fields:
-        reader = INTEGER_READERS.get(f.type.name)
-        if reader is None:
-            return None
-        reads.append((f.attr_name, f"{reader}(buf, pos{f' + {offset}' if offset else ''})"))
-        offset += f.type.fixed_width or 0
-    return reads
 
 
 Flavour = PurePython

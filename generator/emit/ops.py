@@ -1,10 +1,13 @@
-"""The steps a generated reader and writer take: one class per kind of step.
+"""The steps a generated reader and writer take (one class per kind of step), and the
+layouts they make up (:class:`Layout`: versions of a struct that share generated functions).
 
 Each step knows the code that reads and writes its field(s), and names the runtime
 functions of :mod:`kwire.wire.primitives` it calls in full (``read_compact_string_nn``), so
 that nothing downstream dispatches on a kind or assembles a function name. The plan
-(:mod:`.plan`) decides which step a field becomes and which fast paths it takes; a step only
-writes code for what it was given.
+(:mod:`.plan`) decides which step a field becomes and which fast paths it takes, also where pure
+and compiled code differ (``IntegerRun``, ``IntegerArray``, ``CompiledStructArray`` are the
+compiled flavour's steps, in :mod:`.compiled_ops`); a step only writes code for what it was given, and reads no more
+than spellings (the hot readers' names, how an instance is made) from the flavour.
 
 Code comes back as a list of lines at column 0; callers indent. Arguments name the generated
 locals the code works on: ``obj`` holds the struct instance, ``out`` the output buffer.
@@ -14,18 +17,16 @@ what it holds.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field as dc_field
-from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from functools import cached_property
+from typing import ClassVar
 
 from kwire.wire.primitives import SMALL_ARRAY
 
-from ..model import Field
+from ..model import Field, Struct
 from .code import Lines, indent
-
-if TYPE_CHECKING:
-    from .flavours import Flavour
-    from .plan import Layout
+from .flavours import Flavour
 
 # --- the runtime functions of length-prefixed types ------------------------------------------
 
@@ -51,7 +52,6 @@ BYTES_FUNCTIONS = {
 # The Python type of an array element, for the annotations of the locals that collect them.
 PYTHON_ELEMENT_TYPES = {"string": "str", "bytes": "bytes", "records": "bytes", "uuid": "UUID"}
 
-
 def null_refusal(op: "Op") -> str:
     """The error of a writer given None for a field that is not nullable at these versions: it
     names the field, the versions of the writer and those where the field is nullable."""
@@ -59,7 +59,7 @@ def null_refusal(op: "Op") -> str:
     where = "this version does"
     if layout is not None:
         plural = len(layout.versions) > 1
-        where = f"{layout.struct.name} version{'s' if plural else ''} {layout.version_text} do{'' if plural else 'es'}"
+        where = f"{layout.struct} version{'s' if plural else ''} {layout.version_text} do{'' if plural else 'es'}"
     allowed = "never nullable" if f.nullable_versions.empty else f"nullable in versions {f.nullable_versions}"
     return f"field {op.attr} is null, which {where} not allow ({allowed})"
 
@@ -77,14 +77,14 @@ def non_null(op: "Op", value: str) -> str:
 # --- steps -----------------------------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Op:
     """One step of a reader/writer: one field, or a run of fixed-width fields."""
 
-    fields: list[Field]
+    fields: tuple[Field, ...]
     tag: int | None = dc_field(default=None, kw_only=True)  # set when the field is tagged here
-    owner: Layout | None = dc_field(default=None, kw_only=True, repr=False)  # the layout of this step (set by the plan)
-    # A writer refuses None inline (two lines, no call) or through _w.non_null (set by the plan)
+    owner: LayoutName | None = dc_field(default=None, kw_only=True, repr=False)  # the layout of this step
+    # A writer refuses None inline (two lines, no call) or through _w.non_null (the plan decides)
     refuses_null_inline: bool = dc_field(default=True, kw_only=True)
 
     @property
@@ -136,7 +136,7 @@ class Op:
         return f"{obj}.{self.attr}"
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class FixedRun(Op):
     """Consecutive fixed-width fields, read and written with one precompiled ``struct`` call."""
 
@@ -150,9 +150,6 @@ class FixedRun(Op):
         return ", ".join(f.attr_name for f in self.fields)
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
-        return flavour.read_fixed_run(self, obj)
-
-    def read_with_struct(self, obj: str) -> Lines:
         """The read through the run's precompiled ``struct``."""
         targets = ", ".join(f"{obj}.{f.attr_name}" for f in self.fields)
         if len(self.fields) == 1:
@@ -163,13 +160,18 @@ class FixedRun(Op):
         return [f"{out} += {self.pack}({', '.join(f'{obj}.{f.attr_name}' for f in self.fields)})"]
 
 
-@dataclass(eq=False)
+def bridge_format(before: FixedRun, after: FixedRun) -> str:
+    """The struct format of two runs with an array's count byte between them."""
+    return before.fmt + "B" + after.fmt[1:]
+
+
+@dataclass(frozen=True, eq=False)
 class EmptyArrayBridge:
     """Two fixed-width runs with a nullable compact array between them that is usually null or
     empty (a FetchResponse partition: its five fixed fields, ``aborted_transactions``, then
     ``preferred_read_replica``).
 
-    Where the flavour allows (:attr:`Flavour.bridges_empty_arrays`), the read tests the count
+    Where the flavour allows (:attr:`Flavour.bridges_empty_arrays`, read by the plan), the read tests the count
     byte first and, when it says null or empty, reads both runs and the byte with one
     precompiled ``struct`` call (``unpack``): a call, a tuple and three position updates fewer,
     ~700 instructions a FetchResponse partition in CPython 3.11. Any other count takes the three
@@ -179,7 +181,7 @@ class EmptyArrayBridge:
     before: FixedRun
     array: ArrayOp
     after: FixedRun
-    unpack: str = ""  # the module-level helper reading the three at once
+    unpack: str  # the module-level helper reading the three at once
 
     @property
     def width(self) -> int:
@@ -187,7 +189,7 @@ class EmptyArrayBridge:
 
     @property
     def fmt(self) -> str:
-        return self.before.fmt + "B" + self.after.fmt[1:]
+        return bridge_format(self.before, self.after)
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
         array, n = self.array, f"{self.array.attr}_byte"  # the count byte: 0 for null, 1 for empty
@@ -208,7 +210,7 @@ class EmptyArrayBridge:
                 *indent(steps)]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class UuidOp(Op):
     def read(self, obj: str, flavour: Flavour) -> Lines:
         return [f"{self.value(obj)}, pos = {flavour.hot('read_uuid')}(buf, pos)"]
@@ -221,7 +223,7 @@ class UuidOp(Op):
         return ("read_uuid", "uuid_bytes")
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class BytesOp(Op):
     """A length-prefixed bytes field (classic or compact, nullable or not)."""
 
@@ -253,7 +255,7 @@ class BytesOp(Op):
         return null_refused(self, value) + [f"_w.{self.runtime.write}({out}, {value})"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class StringOp(BytesOp):
     """A string field; ``short_inline`` reads and writes short compact strings without a call."""
 
@@ -298,7 +300,7 @@ class StringOp(BytesOp):
             f"    _w.{self.runtime.write}({out}, {value})"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class RecordsOp(Op):
     """Record batches: read as a lazy view over the input, written from a view or bytes."""
 
@@ -367,7 +369,7 @@ def null_read(attr: str, nullable: bool, value: str) -> Lines:
     return [f'raise DecodeError("non-nullable field {attr} was null", offset=pos)']
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class StructOp(Op):
     """A nested struct; a nullable one is preceded by a presence byte."""
 
@@ -412,7 +414,7 @@ class StructOp(Op):
                 f"    {writer}({value}, {out})"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class ArrayOp(Op):
     """What arrays share: the count (classic int32, or compact uvarint n+1) and null handling.
 
@@ -423,6 +425,9 @@ class ArrayOp(Op):
     compact: bool = False
     nullable: bool = False
     short_inline: bool = False
+    # A read of no elements leaves the field unset (its first read makes it, from _LAZY_DEFAULTS):
+    # the plan's choice where the flavour allows it and the field's default is an empty array.
+    left_unset_when_empty: bool = False
 
     @property
     def reads_buffer_size(self) -> bool:
@@ -472,7 +477,7 @@ class ArrayOp(Op):
         settled first, with one comparison on the count already read; ``otherwise`` reads any
         other count."""
         return [f"if {self.count} == 0:  # empty: a count byte of 1",
-                "    pos += 1" + ("  # the field is left unset" if self.left_unset_when_empty(flavour) else ""),
+                "    pos += 1" + ("  # the field is left unset" if self.left_unset_when_empty else ""),
                 *indent(self.read_empty(obj, flavour, new_empty)),
                 "else:",
                 *indent(otherwise)]
@@ -480,7 +485,7 @@ class ArrayOp(Op):
     def read_empty(self, obj: str, flavour: Flavour, new_empty: str) -> Lines:
         """What a read of no elements does: nothing where the field is left unset (its first read
         makes it, from _LAZY_DEFAULTS), else set ``new_empty``, a new empty array."""
-        if self.left_unset_when_empty(flavour):
+        if self.left_unset_when_empty:
             return []
         return [f"{self.value(obj)} = {new_empty}"]
 
@@ -505,11 +510,6 @@ class ArrayOp(Op):
     def empty(self) -> str:
         """A new empty array, for the read of a count of 0 ('' when the elements' read is as cheap)."""
         return "KeyedList()" if self.keyed else "[]"
-
-    def left_unset_when_empty(self, flavour: Flavour) -> bool:
-        """Whether a read of no elements leaves the field unset: the flavour allows it, and the
-        field's default is an empty array (made on first access), not null."""
-        return flavour.leaves_empty_arrays_unset and not self.field.has_null_default
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         raise NotImplementedError
@@ -551,7 +551,7 @@ class ArrayOp(Op):
         raise NotImplementedError
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class FixedArray(ArrayOp):
     """An array of a fixed-width type. Compact arrays shorter than SMALL_ARRAY read and write
     with one precompiled ``struct`` per length (``unpack`` / ``pack``, indexed by count)."""
@@ -580,10 +580,14 @@ class FixedArray(ArrayOp):
         return [f"{n} = buf[pos] - 1", *self.empty_first(obj, flavour, "[]", [
                 f"{end} = pos + 1 + {n} * {self.width}",
                 f"if 0 < {n} < {SMALL_ARRAY} and {end} <= size:  # the usual case: a short array",
-                f"    {value} = {flavour.read_short_fixed_array(self)}",
+                f"    {value} = {self.read_short()}",
                 f"    pos = {end}",
                 "else:",
                 *indent(self.read_counted(obj, flavour, self.read_count(flavour)))])]
+
+    def read_short(self) -> str:
+        """The expression reading ``count`` (< SMALL_ARRAY) elements after the count byte."""
+        return f"[*{self.unpack}[{self.count}](buf, pos + 1)]  # [*t] beats list(t) by a call"
 
     @property
     def empty(self) -> str:
@@ -599,7 +603,7 @@ class FixedArray(ArrayOp):
         return [f'_w.write_fixed_array({out}, {self.items}, "{self.code}")']
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class UuidArray(ArrayOp):
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         return element_loop(self, obj, "UUID", f"{flavour.hot('read_uuid')}(buf, pos)")
@@ -612,7 +616,7 @@ class UuidArray(ArrayOp):
         return super().runtime_functions + ("read_uuid", "uuid_bytes")
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class BytesArray(ArrayOp):
     """An array of strings or bytes (no element may be null)."""
 
@@ -648,20 +652,19 @@ def element_loop(op: ArrayOp, obj: str, python_type: str, read_one: str) -> Line
             f"{op.value(obj)} = {op.items}"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class StructArray(ArrayOp):
     """An array of structs (a KeyedList when the struct has map keys).
 
     ``rows`` is set when every element is one fixed-width run (and, in flexible versions, an
-    empty tagged section): the flavour then reads whole rows at once (:meth:`Flavour.read_rows`).
+    empty tagged section): all rows are then read with one ``struct.iter_unpack``. ``inline``
+    reads each element inside the loop (the element layout's steps) instead of calling its
+    reader: a call costs CPython a frame and a tuple.
     """
 
     target: Layout | None = None
     rows: str = ""  # the module-level row reader, when the rows fast path applies
-    inline: bool = False  # the plan allows reading each element inside the loop, without a call
-    # The steps that read one element into a given local, when the module's flavour reads elements
-    # inline (set by the views, which know each layout's instance and defaults).
-    element_reads: Callable[[str], Lines] | None = None
+    inline: bool = False  # the plan reads each element inside the loop, without a call
 
     @property
     def layout(self) -> Layout:
@@ -674,9 +677,8 @@ class StructArray(ArrayOp):
 
     @property
     def reads_buffer_size(self) -> bool:
-        # the compiled flavour's rows check it, and so may the steps of an element read inline
-        return (self.short_inline or bool(self.rows)
-                or (self.element_reads is not None and self.layout.reads_buffer_size))
+        # compiled rows check it, and so may the steps of an element read inline
+        return self.short_inline or bool(self.rows) or (self.inline and self.layout.reads_buffer_size)
 
     @property
     def keyed(self) -> bool:
@@ -687,19 +689,49 @@ class StructArray(ArrayOp):
         return "KeyedList" if self.keyed else "list"
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
-        rows = flavour.read_rows(self) if self.rows else None
-        new_items, result = flavour.collect_elements(self)
+        rows = self.read_rows(flavour) if self.rows else None
+        new_items, result = self.collect_elements()
         return [*new_items,
-                *(rows if rows is not None else self.read_one_by_one()),
+                *(rows if rows is not None else self.read_one_by_one(flavour)),
                 f"{self.value(obj)} = {result}"]
+
+    def collect_elements(self) -> tuple[Lines, str]:
+        """Make ``items``, the empty local the elements are appended to; and the expression the
+        field is then set to."""
+        empty = "KeyedList()" if self.keyed else "[]"
+        return [f"{self.items}: {self.container}[{self.layout.struct.name}] = {empty}"], self.items
+
+    def read_rows(self, flavour: Flavour) -> Lines | None:
+        """The elements when each is one fixed-width run (``rows``): one ``iter_unpack`` over
+        them all; None reads them one by one."""
+        layout, items, item = self.layout, self.items, self.item
+        cls, width, n = layout.struct.name, layout.row_width, self.count
+        end, rows, row = f"{self.attr}_end", f"{self.attr}_rows", f"{self.attr}_row"
+        targets = [f"{item}.{f.attr_name}" for f in layout.row_fields] + (["_"] if layout.flexible else [])
+        unpacked = f"({targets[0]},)" if len(targets) == 1 else ", ".join(targets)
+        # In flexible versions each row ends with its tagged-field count, which must be 0.
+        no_tags = f" and not any({rows}[{width - 1}::{width}])" if layout.flexible else ""
+        return [f"# Every element is fixed-width{' with an empty tagged section' if layout.flexible else ''}: "
+                "one iter_unpack for all.",
+                f"{end} = pos + {n} * {width}",
+                f"{rows} = buf[pos:{end}]",
+                f"if len({rows}) == {n} * {width}{no_tags}:",
+                f"    for {row} in {self.rows}({rows}):",
+                f"        {item} = {flavour.blank(cls)}",
+                f"        {unpacked} = {row}",
+                f"        {item}.unknown_tagged_fields = ()",
+                f"        {items}.append({item})",
+                f"    pos = {end}",
+                "else:",
+                *indent(self.read_one_by_one(flavour, inline=False))]
 
     @property
     def loop_index(self) -> str:
         """The loop's local when elements are read inline (``index`` is theirs to set)."""
         return f"{self.attr}_index"
 
-    def read_one_by_one(self, inline: bool = True) -> Lines:
-        if not inline or self.element_reads is None:
+    def read_one_by_one(self, flavour: Flavour, inline: bool = True) -> Lines:
+        if not inline or not self.inline:
             return [f"for index in range({self.count}):",
                     f"    {self.item}, pos = {self.layout.reader}(buf, pos)",
                     f"    {self.items}.append({self.item})"]
@@ -707,7 +739,7 @@ class StructArray(ArrayOp):
         # failure is named by them first, then (as the call's caller would) by this array.
         return [f"for {self.loop_index} in range({self.count}):",
                 "    try:",
-                *indent(self.element_reads(self.item), 2),
+                *indent(self.layout.element_read(self.item, flavour), 2),
                 "    except _w.DECODE_FAILURES as error:",
                 "        failure = _w.decode_failure(error, field, index, pos)",
                 f'        field, index = "{self.label}", {self.loop_index}',
@@ -763,3 +795,140 @@ def read_tagged_section(obj: str, tagged: list[tuple[int, str, Lines]], flavour:
         "            unknown.append((tag, buf[pos:end]))",
         "            pos = end",
         f"    {obj}.unknown_tagged_fields = tuple(unknown)"]
+
+
+# --- layouts -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LayoutName:
+    """A layout by name: its struct and versions, which name its generated functions (and which
+    a step's refusals name)."""
+
+    struct: str
+    versions: tuple[int, ...]
+
+    @cached_property
+    def suffix(self) -> str:
+        v = self.versions
+        if v == tuple(range(v[0], v[-1] + 1)):
+            return f"v{v[0]}" if len(v) == 1 else f"v{v[0]}_{v[-1]}"
+        return "v" + "_".join(map(str, v))
+
+    @property
+    def version_text(self) -> str:
+        v = self.versions
+        if len(v) == 1:
+            return str(v[0])
+        return f"{v[0]}-{v[-1]}" if v == tuple(range(v[0], v[-1] + 1)) else ",".join(map(str, v))
+
+
+@dataclass(frozen=True, eq=False)
+class Layout:
+    """Versions of one struct that share a layout, and so share generated functions: the steps
+    of their reads and writes, as the plan (:mod:`.plan`) chose them."""
+
+    struct: Struct
+    name: LayoutName
+    flexible: bool
+    ops: tuple[Op, ...]
+    tagged: tuple[Op, ...]  # in tag order, as on the wire
+    absent: tuple[Field, ...]
+    # id(first run) -> the bridge that reads it, the array after it and the run after that
+    bridges: Mapping[int, EmptyArrayBridge]
+    # (attribute, expression) of the fields no read at these versions sets and that are not made
+    # on first access: a new instance gets them
+    defaults: tuple[tuple[str, str], ...]
+
+    @property
+    def versions(self) -> tuple[int, ...]:
+        return self.name.versions
+
+    @property
+    def suffix(self) -> str:
+        return self.name.suffix
+
+    @property
+    def version_text(self) -> str:
+        return self.name.version_text
+
+    @property
+    def reader(self) -> str:
+        return f"_read_{self.struct.name}_{self.suffix}"
+
+    @property
+    def writer(self) -> str:
+        return f"_write_{self.struct.name}_{self.suffix}"
+
+    @property
+    def row_run(self) -> FixedRun | None:
+        """The one fixed-width run that is the whole layout (no other field, none tagged or
+        absent), or None."""
+        if self.absent or self.tagged or len(self.ops) != 1 or not isinstance(self.ops[0], FixedRun):
+            return None
+        return self.ops[0]
+
+    @property
+    def row_format(self) -> str:
+        """The struct format of one element read as a row: the run, then (flexible) the
+        tagged-field count byte, which must be 0 for the row to be read this way."""
+        assert self.row_run is not None
+        return self.row_run.fmt + ("B" if self.flexible else "")
+
+    @property
+    def row_fields(self) -> tuple[Field, ...]:
+        return self.row_run.fields if self.row_run is not None else ()
+
+    @property
+    def row_width(self) -> int:
+        return self.fixed_size + (1 if self.flexible else 0)
+
+    @property
+    def reads_buffer_size(self) -> bool:
+        """Whether the reader keeps ``len(buf)`` in a local for its steps' fast paths."""
+        return any(op.reads_buffer_size for op in self.ops + self.tagged)
+
+    @property
+    def inline_attrs(self) -> set[str]:
+        """Attribute names of the fields a read of this layout sets, with those of the elements
+        it reads inline (their steps' locals are named after them)."""
+        names = {f.attr_name for op in self.ops + self.tagged for f in op.fields}
+        for op in self.ops + self.tagged:
+            if isinstance(op, StructArray) and op.inline:
+                names |= op.layout.inline_attrs
+        return names
+
+    @property
+    def arrays(self) -> list[ArrayOp]:
+        """The untagged arrays, which every read of the layout sets."""
+        return [op for op in self.ops if isinstance(op, ArrayOp)]
+
+    @property
+    def fixed_size(self) -> int:
+        """Bytes written by the untagged fixed-width runs."""
+        return sum(op.width for op in self.ops if isinstance(op, FixedRun))
+
+    def new_instance(self, obj: str, flavour: Flavour) -> Lines:
+        """Make the instance ``obj`` that a read fills."""
+        arrays = [(op.attr, op.keyed) for op in self.arrays]
+        return flavour.new_instance(self.struct.name, obj, arrays=arrays, defaults=list(self.defaults))
+
+    def read_steps(self, obj: str, flavour: Flavour) -> Lines:
+        """Every step of a read into ``obj``, the tagged section last (inside the reader's try)."""
+        lines: Lines = []
+        ops = iter(self.ops)
+        for op in ops:
+            bridge = self.bridges.get(id(op))
+            if bridge is None:
+                lines += op.read_step(obj, flavour)
+            else:  # the run, the array and the run after it
+                lines += bridge.read(obj, flavour)
+                next(ops), next(ops)
+        if not self.flexible:
+            return lines + [f"{obj}.unknown_tagged_fields = ()"]
+        tagged = [(op.tag, op.attr, op.read_step(obj, flavour)) for op in self.tagged]
+        return lines + read_tagged_section(obj, tagged, flavour)  # type: ignore[arg-type]
+
+    def element_read(self, item: str, flavour: Flavour) -> Lines:
+        """The whole read of one element into the local ``item``, for an array that reads its
+        elements inline."""
+        return self.new_instance(item, flavour) + self.read_steps(item, flavour)

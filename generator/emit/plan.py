@@ -1,26 +1,35 @@
 """Plan the generated code: which versions share a layout, and the steps that read and write it.
 
-Every decision is made here, from the model, once per (struct, layout): which versions share
-generated functions, which fields coalesce into one fixed-width ``struct`` call, compact or
-classic encodings, which step (:mod:`.ops`) each field becomes, and which fast paths it takes
-(the ``inlines_*`` and ``rows_*`` rules below). The views and templates only render.
+Every decision is made here, from the model and the flavour, once per (struct, layout): which
+versions share generated functions, which fields coalesce into one fixed-width ``struct`` call,
+compact or classic encodings, which step (:mod:`.ops`) each field becomes, which fast paths it
+takes (the ``inlines_*`` and ``rows_*`` rules below), which elements are read inline and which
+fields a new instance gets (the rest are made on first access). Where pure and compiled code
+differ the plan picks another step (``IntegerRun`` for ``FixedRun``, ...); the flavour itself is
+only read here for its switches. The views and templates only render.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dc_field
-from functools import cached_property
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from uuid import UUID
 
 from ..model import Field, Message, Struct
 from ..types import STRUCT_CODES
-from .ops import (ArrayOp, BytesArray, BytesOp, EmptyArrayBridge, FixedArray, FixedRun, Op, RecordsOp, StringOp,
-                  StructArray, StructOp, UuidArray, UuidOp)
+from .constants import ModuleConstants, default_literal
+from .flavours import Flavour
+from .compiled_ops import INTEGER_READERS, CompiledStructArray, IntegerArray, IntegerRun
+from .ops import (ArrayOp, BytesArray, BytesOp, EmptyArrayBridge, FixedArray, FixedRun, Layout, LayoutName, Op,
+                  RecordsOp, StringOp, StructArray, StructOp, UuidArray, UuidOp, bridge_format)
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
 
 
 # --- fast paths --------------------------------------------------------------------------------
 # Where generated code inlines the usual case instead of calling the runtime. Each rule is the
-# one place its fast path is chosen; how a flavour reads it is the flavour's (see .flavours).
+# one place its fast path is chosen; where the flavours read it differently the plan picks the
+# flavour's step (.compiled_ops), and some paths only one flavour takes (its switches, .flavours).
 #
 # Inline code pays only where many values are decoded, and it is paid for in size: pasting
 # element reads into every parent layout made generated/ 192k lines (issue 23 §5). So inline
@@ -60,7 +69,7 @@ def refuses_null_inline(hot: bool) -> bool:
     return hot
 
 
-def rows_read_at_once(layout: "Layout") -> bool:
+def rows_read_at_once(layout: Layout) -> bool:
     """Arrays of this layout's struct read all elements at once: each element is one
     fixed-width run (and, in flexible versions, the count byte of its tagged section)."""
     return layout.row_run is not None
@@ -77,9 +86,9 @@ def bridges_empty_array(before: Op, array: Op, after: Op) -> bool:
             and array.compact and array.short_inline and array.nullable)
 
 
-def reads_elements_inline(array: Field, element: "Layout", hot: bool, flexible: bool) -> bool:
+def reads_elements_inline(array: Field, element: Layout, hot: bool, flexible: bool) -> bool:
     """Arrays of structs may read each element inside their loop instead of calling the
-    element's reader (the flavour chooses; pure Python does): that saves the call, its frame and
+    element's reader (where the flavour reads elements inline: pure Python): that saves the call, its frame and
     the returned tuple, about 1,100 instructions an element. Only on the hot path and in
     flexible versions (what today's clients and brokers speak: every bench_codec workload);
     elsewhere the parent calls the element's one shared reader, so the element's code is
@@ -91,117 +100,67 @@ def reads_elements_inline(array: Field, element: "Layout", hot: bool, flexible: 
 
 # --- the plan ----------------------------------------------------------------------------------
 
-@dataclass(eq=False)
-class Layout:
-    """Versions of one struct that share a layout, and so share generated functions."""
-
-    struct: Struct
-    versions: list[int]
-    flexible: bool
-    ops: list[Op] = dc_field(default_factory=list)
-    tagged: list[Op] = dc_field(default_factory=list)  # in tag order, as on the wire
-    absent: list[Field] = dc_field(default_factory=list)
-    # id(first run) -> the bridge that reads it, the array after it and the run after that
-    bridges: dict[int, EmptyArrayBridge] = dc_field(default_factory=dict)
-
-    @cached_property
-    def suffix(self) -> str:
-        v = self.versions
-        if v == list(range(v[0], v[-1] + 1)):
-            return f"v{v[0]}" if len(v) == 1 else f"v{v[0]}_{v[-1]}"
-        return "v" + "_".join(map(str, v))
-
-    @property
-    def reader(self) -> str:
-        return f"_read_{self.struct.name}_{self.suffix}"
-
-    @property
-    def writer(self) -> str:
-        return f"_write_{self.struct.name}_{self.suffix}"
-
-    @property
-    def version_text(self) -> str:
-        v = self.versions
-        if len(v) == 1:
-            return str(v[0])
-        return f"{v[0]}-{v[-1]}" if v == list(range(v[0], v[-1] + 1)) else ",".join(map(str, v))
-
-    @property
-    def row_run(self) -> FixedRun | None:
-        """The one fixed-width run that is the whole layout (no other field, none tagged or
-        absent), or None."""
-        if self.absent or self.tagged or len(self.ops) != 1 or not isinstance(self.ops[0], FixedRun):
-            return None
-        return self.ops[0]
-
-    @property
-    def row_format(self) -> str:
-        """The struct format of one element read as a row: the run, then (flexible) the
-        tagged-field count byte, which must be 0 for the row to be read this way."""
-        assert self.row_run is not None
-        return self.row_run.fmt + ("B" if self.flexible else "")
-
-    @property
-    def row_fields(self) -> list[Field]:
-        return self.row_run.fields if self.row_run is not None else []
-
-    @property
-    def row_width(self) -> int:
-        return self.fixed_size + (1 if self.flexible else 0)
-
-    @property
-    def reads_buffer_size(self) -> bool:
-        """Whether the reader keeps ``len(buf)`` in a local for its steps' fast paths."""
-        return any(op.reads_buffer_size for op in self.ops + self.tagged)
-
-    @property
-    def inline_attrs(self) -> set[str]:
-        """Attribute names of the fields a read of this layout sets, with those of the elements
-        it reads inline (their steps' locals are named after them)."""
-        names = {f.attr_name for op in self.ops + self.tagged for f in op.fields}
-        for op in self.ops + self.tagged:
-            if isinstance(op, StructArray) and op.inline:
-                names |= op.layout.inline_attrs
-        return names
-
-    @property
-    def arrays(self) -> list[ArrayOp]:
-        """The untagged arrays, which every read of the layout sets."""
-        return [op for op in self.ops if isinstance(op, ArrayOp)]
-
-    @property
-    def fixed_size(self) -> int:
-        """Bytes written by the untagged fixed-width runs."""
-        return sum(op.width for op in self.ops if isinstance(op, FixedRun))
-
-
-@dataclass
+@dataclass(frozen=True)
 class StructPlan:
     struct: Struct
-    layouts: list[Layout]
-    table: list[Layout | None]  # index = version
+    layouts: tuple[Layout, ...]
+    table: tuple[Layout | None, ...]  # index = version
+    # Struct fields whose default a compiled class makes on first read (a property over a slot
+    # of its own), by name: see Flavour.struct_defaults_on_first_read
+    made_on_first_read: frozenset[str]
 
 
+@dataclass(frozen=True)
 class MessagePlan:
     """The layouts and steps of every struct of one definition, and the module-level helpers
-    (precompiled ``struct`` objects) the steps use."""
+    (precompiled ``struct`` objects) and uuid defaults the steps name. Made by :func:`plan`."""
 
-    def __init__(self, message: Message) -> None:
+    message: Message
+    flavour: Flavour
+    structs: tuple[StructPlan, ...]
+    helpers: Mapping[str, str]  # module-level name -> its Python expression, in declaration order
+    uuid_names: Mapping[UUID, str]  # uuid default -> its module-level name
+
+
+def plan(message: Message, flavour: Flavour) -> MessagePlan:
+    """Every decision about the generated module of ``message`` in ``flavour``."""
+    return _Planner(message, flavour).plan()
+
+
+class _Planner:
+    """Plans one definition in two passes: which versions of each struct share a layout (a
+    layout's functions are named after all its versions), then each layout's steps, in the order
+    the layouts are first met (which orders the helpers)."""
+
+    def __init__(self, message: Message, flavour: Flavour) -> None:
         self.message = message
+        self.flavour = flavour
         self.hot = on_hot_path(message)
-        self.helpers: dict[str, str] = {}  # module-level name -> its Python expression
+        # module-level names of uuid defaults, named in the order the classes declare them
+        self.uuids = ModuleConstants()
+        for struct in message.all_structs() + [message.struct]:
+            for f in struct.fields:
+                default_literal(f, self.uuids)
+        self.helpers: dict[str, str] = {}
         self._helper_names: dict[tuple, str] = {}
         self._helper_owners: dict[str, str | None] = {}
+        self._row_readers: set[str] = set()
         self._keys: dict[tuple[str, int], tuple] = {}
-        self._layouts: dict[tuple[str, tuple], Layout] = {}
-        self._by_struct: dict[str, dict[int, Layout]] = {}
-        for v in message.versions():
-            self._walk(message.struct, v)
-        self._name_row_readers()
-        self.structs = self._struct_plans()
-        self._sort_helpers()
+        self._versions: dict[tuple, list[int]] = {}  # layout key -> the versions that share it
+        self._key_at: dict[str, dict[int, tuple]] = {}  # struct -> version -> its layout key
+        self._layouts: dict[tuple, Layout] = {}  # layout key -> its layout, once built
 
-    # --- layouts -----------------------------------------------------------------------------
+    def plan(self) -> MessagePlan:
+        versions = list(self.message.versions())
+        for v in versions:
+            self._group(self.message.struct, v)
+        for v in versions:
+            self._build(self.message.struct, v)
+        structs = self._struct_plans()
+        return MessagePlan(self.message, self.flavour, structs, MappingProxyType(self._sorted_helpers(structs)),
+                           MappingProxyType(dict(self.uuids.uuids)))
+
+    # --- which versions share a layout -------------------------------------------------------
     def _layout_key(self, struct: Struct, v: int) -> tuple:
         """What decides the code of ``struct`` at ``v``: two versions with one key share it."""
         key = (struct.name, v)
@@ -221,104 +180,126 @@ class MessagePlan:
             return self.message.string_flexible_at(f, v)
         return self.message.flexible_at(v)
 
-    def _walk(self, struct: Struct, v: int) -> Layout:
-        existing = self._by_struct.setdefault(struct.name, {})
-        if v in existing:
-            return existing[v]
-        key = (struct.name, self._layout_key(struct, v))
-        layout = self._layouts.get(key)
-        if layout is None:
-            layout = Layout(struct, [], self.message.flexible_at(v))
-            self._layouts[key] = layout
-            self._fill(layout, v)
-        layout.versions.append(v)
-        existing[v] = layout
-        for f in struct.fields:  # nested structs at this version, also when the layout already existed
+    def _group(self, struct: Struct, v: int) -> None:
+        at = self._key_at.setdefault(struct.name, {})
+        if v in at:
+            return
+        key = at[v] = (struct.name, self._layout_key(struct, v))
+        self._versions.setdefault(key, []).append(v)
+        for f in struct.fields:
             if f.struct is not None and f.present_in(v):
-                self._walk(f.struct, v)
-        return layout
+                self._group(f.struct, v)
 
-    def _fill(self, layout: Layout, v: int) -> None:
+    # --- layouts -----------------------------------------------------------------------------
+    def _build(self, struct: Struct, v: int) -> Layout:
+        """The layout of ``struct`` at ``v``, built (with those it nests) when first met."""
+        key = self._key_at[struct.name][v]
+        if key not in self._layouts:
+            self._layouts[key] = self._layout(struct, v, LayoutName(struct.name, tuple(self._versions[key])))
+        return self._layouts[key]
+
+    def _layout(self, struct: Struct, v: int, name: LayoutName) -> Layout:
+        ops: list[Op] = []
+        absent: list[Field] = []
         run: list[Field] = []
 
         def flush() -> None:
             if run:
-                layout.ops.append(self._fixed_run(layout.struct, list(run)))
+                ops.append(self._fixed_run(struct, list(run), name))
                 run.clear()
 
-        for f in layout.struct.fields:
+        for f in struct.fields:
             if not f.present_in(v):
-                layout.absent.append(f)
+                absent.append(f)
             elif f.tagged_in(v):
                 continue
             elif f.type.name in FIXED_TYPES:
                 run.append(f)
             else:
                 flush()
-                layout.ops.append(self._op(layout.struct, f, v, compact=self._compact(f, v)))
+                ops.append(self._op(struct, f, v, name, compact=self._compact(f, v)))
         flush()
-        for f in layout.struct.tagged_fields_at(v):
-            layout.tagged.append(self._op(layout.struct, f, v, compact=True, tag=f.tag))
-        for op in layout.ops + layout.tagged:
-            op.owner = layout  # its refusals name the layout's versions
-            op.refuses_null_inline = refuses_null_inline(self.hot)
+        tagged = [self._op(struct, f, v, name, compact=True, tag=f.tag) for f in struct.tagged_fields_at(v)]
+        # Fields no read sets here: a new instance gets their defaults, but for arrays and
+        # structs whose default is not null (their class makes those on first access).
+        defaults = tuple((f.attr_name, "None" if f.has_null_default else default_literal(f, self.uuids))
+                         for f in absent + [op.field for op in tagged]
+                         if f.has_null_default or not (f.type.is_array or f.type.is_struct))
+        bridges: dict[int, EmptyArrayBridge] = {}
         bridged: set[int] = set()  # the runs a bridge already reads
-        for before, array, after in zip(layout.ops, layout.ops[1:], layout.ops[2:]):
+        for before, array, after in zip(ops, ops[1:], ops[2:]):
             if bridges_empty_array(before, array, after) and id(before) not in bridged:
                 bridged.add(id(after))
                 assert isinstance(before, FixedRun) and isinstance(array, ArrayOp) and isinstance(after, FixedRun)
-                layout.bridges[id(before)] = self._bridge(layout.struct, before, array, after)
+                # (its helper is declared in either flavour: compiled modules have always had it)
+                bridge = self._bridge(struct, before, array, after)
+                if self.flavour.bridges_empty_arrays:
+                    bridges[id(before)] = bridge
+        return Layout(struct, name, self.message.flexible_at(v), tuple(ops), tuple(tagged), tuple(absent),
+                      MappingProxyType(bridges), defaults)
 
     # --- steps -------------------------------------------------------------------------------
-    def _op(self, struct: Struct, f: Field, v: int, compact: bool, tag: int | None = None) -> Op:
+    def _op(self, struct: Struct, f: Field, v: int, owner: LayoutName, compact: bool, tag: int | None = None) -> Op:
         """The step that reads and writes ``f`` at ``v``."""
         nullable, t = f.nullable_in(v), f.type
+        refuse = refuses_null_inline(self.hot)
         if t.name in FIXED_TYPES:
-            return self._fixed_run(struct, [f], tag=tag)
+            return self._fixed_run(struct, [f], owner, tag=tag)
         if t.name == "uuid":
-            return UuidOp([f], tag=tag)
+            return UuidOp((f,), tag=tag, owner=owner)
         if t.name == "string":
-            return StringOp([f], compact=compact, nullable=nullable, tag=tag,
+            return StringOp((f,), owner=owner, refuses_null_inline=refuse,
+                            compact=compact, nullable=nullable, tag=tag,
                             short_inline=inlines_short_strings(t.name, compact, self.hot))
         if t.name == "bytes":
-            return BytesOp([f], compact=compact, nullable=nullable, tag=tag)
+            return BytesOp((f,), owner=owner, refuses_null_inline=refuse,
+                           compact=compact, nullable=nullable, tag=tag)
         if t.name == "records":
-            return RecordsOp([f], compact=compact, nullable=nullable, tag=tag)
+            return RecordsOp((f,), owner=owner, refuses_null_inline=refuse,
+                             compact=compact, nullable=nullable, tag=tag)
         if t.is_struct:
             assert f.struct is not None
-            return StructOp([f], target=self._walk(f.struct, v), nullable=nullable, tag=tag)
+            return StructOp((f,), owner=owner, refuses_null_inline=refuse,
+                            target=self._build(f.struct, v), nullable=nullable, tag=tag)
         assert t.is_array and t.element is not None
         e, short = t.element, inlines_short_arrays(compact, self.hot)
+        unset = self.flavour.leaves_empty_arrays_unset and not f.has_null_default
         if e.name in FIXED_TYPES:
-            fixed = FixedArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
-                               code=STRUCT_CODES[e.name], width=e.fixed_width or 0, element=e.name)
+            code, unpack, pack = STRUCT_CODES[e.name], "", ""
             if short:
                 # Tables of precompiled structs by element count: _unpack_int32s[3] reads three.
-                fixed.unpack = self._helper(("unpack array", e.name), f"_unpack_{e.name}s",
-                                            f'_w.UNPACK_ARRAY["{fixed.code}"]')
-                fixed.pack = self._helper(("pack array", e.name), f"_pack_{e.name}s",
-                                          f'_w.PACK_ARRAY["{fixed.code}"]')
-            return fixed
+                unpack = self._helper(("unpack array", e.name), f"_unpack_{e.name}s", f'_w.UNPACK_ARRAY["{code}"]')
+                pack = self._helper(("pack array", e.name), f"_pack_{e.name}s", f'_w.PACK_ARRAY["{code}"]')
+            integers = self.flavour.compiled_steps and e.name in INTEGER_READERS
+            return (IntegerArray if integers else FixedArray)(
+                (f,), owner=owner, refuses_null_inline=refuse,
+                compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                left_unset_when_empty=unset, code=code, width=e.fixed_width or 0, element=e.name, unpack=unpack,
+                pack=pack)
         if e.name == "uuid":
-            return UuidArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag)
+            return UuidArray((f,), owner=owner, refuses_null_inline=refuse,
+                             compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                             left_unset_when_empty=unset)
         if e.name in ("string", "bytes", "records"):
-            return BytesArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, element=e.name)
+            return BytesArray((f,), owner=owner, refuses_null_inline=refuse,
+                              compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                              left_unset_when_empty=unset, element=e.name)
         assert f.struct is not None
-        target = self._walk(f.struct, v)
-        return StructArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, target=target,
-                           inline=reads_elements_inline(f, target, self.hot, self.message.flexible_at(v)))
+        target = self._build(f.struct, v)
+        inline = self.flavour.reads_elements_inline and reads_elements_inline(f, target, self.hot,
+                                                                              self.message.flexible_at(v))
+        rows = ""
+        if rows_read_at_once(target):  # a row reader, named after the element layout's versions
+            rows = self._helper(("rows", target.name), f"_rows_{target.struct.name}_{target.suffix}",
+                                f'struct.Struct("{target.row_format}").iter_unpack', target.struct)
+            self._row_readers.add(rows)
+        return (CompiledStructArray if self.flavour.compiled_steps else StructArray)(
+            (f,), owner=owner, refuses_null_inline=refuse,
+            compact=compact, nullable=nullable, short_inline=short, tag=tag,
+            left_unset_when_empty=unset, target=target, rows=rows, inline=inline)
 
-    def _name_row_readers(self) -> None:
-        """Give each array of fixed-width elements its row reader (``_rows_Topic_v0_4``), once
-        every layout has all its versions (the name carries them)."""
-        for layout in self._layouts.values():
-            for op in layout.ops + layout.tagged:
-                if isinstance(op, StructArray) and rows_read_at_once(op.layout):
-                    target = op.layout
-                    op.rows = self._helper(("rows", id(target)), f"_rows_{target.struct.name}_{target.suffix}",
-                                           f'struct.Struct("{target.row_format}").iter_unpack', target.struct)
-
-    def _fixed_run(self, struct: Struct, fields: list[Field], tag: int | None = None) -> FixedRun:
+    def _fixed_run(self, struct: Struct, fields: list[Field], owner: LayoutName,
+                   tag: int | None = None) -> FixedRun:
         fmt = ">" + "".join(STRUCT_CODES[f.type.name] for f in fields)
         width = sum(f.type.fixed_width or 0 for f in fields)
         attrs = [f.attr_name for f in fields]
@@ -330,14 +311,16 @@ class MessagePlan:
                               struct, f"_unpack_{struct.name}_{'_'.join(attrs)}")
         pack = self._helper(("pack",) + key, f"_pack_{struct.name}_{short}", f'struct.Struct("{fmt}").pack',
                             struct, f"_pack_{struct.name}_{'_'.join(attrs)}")
-        return FixedRun(fields, fmt=fmt, width=width, unpack=unpack, pack=pack, tag=tag)
+        # (its helpers are declared in either flavour: compiled modules have always had them)
+        integers = self.flavour.compiled_steps and all(f.type.name in INTEGER_READERS for f in fields)
+        return (IntegerRun if integers else FixedRun)(tuple(fields), fmt=fmt, width=width, unpack=unpack, pack=pack,
+                                                      tag=tag, owner=owner)
 
     def _bridge(self, struct: Struct, before: FixedRun, array: ArrayOp, after: FixedRun) -> EmptyArrayBridge:
-        bridge = EmptyArrayBridge(before, array, after)
         first, last = before.fields[0].attr_name, after.fields[-1].attr_name
-        bridge.unpack = self._helper(("bridge", struct.name, first, last), f"_unpack_{struct.name}_{first}_to_{last}",
-                                     f'struct.Struct("{bridge.fmt}").unpack_from', struct)
-        return bridge
+        unpack = self._helper(("bridge", struct.name, first, last), f"_unpack_{struct.name}_{first}_to_{last}",
+                              f'struct.Struct("{bridge_format(before, after)}").unpack_from', struct)
+        return EmptyArrayBridge(before, array, after, unpack)
 
     def _helper(self, key: tuple, name: str, expression: str, owner: Struct | None = None,
                 longer_name: str = "") -> str:
@@ -352,17 +335,29 @@ class MessagePlan:
             self._helper_owners[name] = owner.name if owner is not None else None
         return self._helper_names[key]
 
-    def _sort_helpers(self) -> None:
-        """Helpers in the order of the structs they read (as the classes), shared ones last."""
-        order = {sp.struct.name: i for i, sp in enumerate(self.structs)}
-        names = sorted(self.helpers, key=lambda name: order.get(self._helper_owners[name] or "", len(order)))
-        self.helpers = {name: self.helpers[name] for name in names}
+    def _sorted_helpers(self, structs: tuple[StructPlan, ...]) -> dict[str, str]:
+        """Helpers in the order of the structs they read (as the classes), shared ones last; a
+        struct's row readers after its other helpers."""
+        order = {sp.struct.name: i for i, sp in enumerate(structs)}
+        names = sorted(self.helpers, key=lambda name: (order.get(self._helper_owners[name] or "", len(order)),
+                                                       name in self._row_readers))
+        return {name: self.helpers[name] for name in names}
 
-    def _struct_plans(self) -> list[StructPlan]:
+    def _struct_plans(self) -> tuple[StructPlan, ...]:
         plans = []
         top = self.message.valid_versions.highest + 1 if not self.message.valid_versions.empty else 0
         for struct in self.message.all_structs() + [self.message.struct]:
-            by_version = self._by_struct.get(struct.name, {})
+            at = self._key_at.get(struct.name, {})
+            by_version = {v: self._layouts[key] for v, key in at.items()}
             layouts = sorted({id(g): g for g in by_version.values()}.values(), key=lambda g: g.versions[0])
-            plans.append(StructPlan(struct, layouts, [by_version.get(v) for v in range(top)]))
-        return plans
+            plans.append(StructPlan(struct, tuple(layouts), tuple(by_version.get(v) for v in range(top)),
+                                    self._made_on_first_read(struct)))
+        return tuple(plans)
+
+    def _made_on_first_read(self, struct: Struct) -> frozenset[str]:
+        """Struct fields whose default (a new struct) the class makes on first read, where the
+        flavour does so; not where null is a value of its own (None cannot mean "not made yet")."""
+        if not self.flavour.struct_defaults_on_first_read:
+            return frozenset()
+        return frozenset(f.name for f in struct.fields if f.type.is_struct and not f.type.is_array
+                         and not f.has_null_default and f.nullable_versions.empty)

@@ -2,24 +2,23 @@
 
 A view holds finished pieces of Python source (names, annotations, expressions, the code of
 each step) computed from the plan and the model, so that the templates only place them. Views
-are built eagerly: building them registers the module-level constants (uuid defaults, version
-ranges) that the module's header declares.
+are built eagerly: building them registers the module-level version ranges that the module's
+header declares (the plan names the uuid defaults, which a new instance's code needs).
 """
 from __future__ import annotations
 
 import builtins
 import keyword
-import math
 import textwrap
 from pathlib import Path
-from uuid import UUID
 
 from ..model import Field, Message, Struct, snake_case
-from ..versions import MAX_VERSION, Versions
-from .code import Lines, block
+from ..versions import Versions
+from .code import block
+from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
-from .ops import Op, StructArray, read_tagged_section
-from .plan import Layout, MessagePlan, StructPlan
+from .ops import Layout, Op
+from .plan import StructPlan, plan
 
 # Locals of the generated functions, which a struct's instance local must not shadow.
 FUNCTION_LOCALS = frozenset({"buf", "pos", "size", "field", "index", "count", "unknown", "tag", "end", "out",
@@ -33,52 +32,7 @@ TEXT_WIDTH = 92
 COMMENT_WIDTH = 100  # generated lines are long anyway: an about text keeps to one or two
 
 
-class ModuleConstants:
-    """Module-level constants that views ask for by meaning: uuid defaults, version ranges."""
-
-    def __init__(self) -> None:
-        self.uuids: dict[UUID, str] = {}
-        self.ranges: dict[tuple[int, int], str] = {}
-
-    def uuid(self, value: UUID, attr: str) -> str:
-        if value not in self.uuids:
-            name = "_ZERO_UUID" if value.int == 0 else f"_DEFAULT_{attr.upper()}"
-            while name in self.uuids.values():
-                name += "_"
-            self.uuids[value] = name
-        return self.uuids[value]
-
-    def sorted_ranges(self) -> list[tuple[str, tuple[int, int]]]:
-        return sorted(((name, key) for key, name in self.ranges.items()), key=lambda item: item[1])
-
-    def versions(self, v: Versions) -> str:
-        """A name for the range as FieldInfo takes it: ``NEVER``, ``_V3_PLUS``, ``_V0_TO_2``."""
-        if v.empty:
-            return "NEVER"
-        key = (v.lowest, v.highest)
-        if key not in self.ranges:
-            if v.highest == MAX_VERSION:
-                self.ranges[key] = f"_V{v.lowest}_PLUS"
-            elif v.lowest == v.highest:
-                self.ranges[key] = f"_V{v.lowest}_ONLY"
-            else:
-                self.ranges[key] = f"_V{v.lowest}_TO_{v.highest}"
-        return self.ranges[key]
-
-
 # --- Python source of values and annotations -----------------------------------------------------
-
-def default_literal(f: Field, constants: ModuleConstants) -> str:
-    """Python source of the field's default value (struct/array defaults are handled by callers)."""
-    value = f.default_value()
-    if value is None:
-        return "None"
-    if f.type.name == "uuid":
-        return constants.uuid(value, f.attr_name)
-    if f.type.name == "float64" and (math.isnan(value) or math.isinf(value)):
-        return f"float({str(value)!r})"
-    return repr(value)
-
 
 def keyed(f: Field) -> bool:
     return f.type.is_array and f.struct is not None and bool(f.struct.map_key_fields)
@@ -297,16 +251,9 @@ class TaggedStep:
 
 
 class LayoutView:
-    """The reader and writer of one layout (versions sharing code) of a struct.
+    """The reader and writer of one layout (versions sharing code) of a struct."""
 
-    ``inline`` holds the views of the layouts already built in this module (a struct's nested
-    structs come first): arrays whose flavour reads elements inline take their steps from there.
-    """
-
-    def __init__(self, layout: Layout, struct: "StructView", flavour: Flavour,
-                 inline: dict[int, "LayoutView"]) -> None:
-        self.layout = layout
-        self.flavour = flavour
+    def __init__(self, layout: Layout, struct: "StructView", flavour: Flavour) -> None:
         obj = self.obj = struct.instance
         fields = {f.name: view for f, view in zip(struct.struct.fields, struct.fields)}
         self.struct_name = struct.name
@@ -315,17 +262,9 @@ class LayoutView:
         self.heading = (f"{struct.name}, version{'s' if len(layout.versions) > 1 else ''} {layout.version_text}"
                         + (" (flexible)" if layout.flexible else ""))
         self.flexible = layout.flexible
-        unset = layout.absent + [op.field for op in layout.tagged]  # fields no read sets here
-        self.arrays = [(op.attr, op.keyed) for op in layout.arrays]
-        self.defaults = [(f.attr_name, fields[f.name].fresh_default) for f in unset if not fields[f.name].lazy_factory]
-        if flavour.reads_elements_inline:
-            for op in layout.ops + layout.tagged:
-                if isinstance(op, StructArray) and op.inline:
-                    op.element_reads = inline[id(op.layout)].element_reads
-        inline[id(layout)] = self
         self.reads_buffer_size = layout.reads_buffer_size
-        self.new_instance = block(self.instance(obj))
-        self.reads = block(self.read_steps(obj))
+        self.new_instance = block(layout.new_instance(obj, flavour))
+        self.reads = block(layout.read_steps(obj, flavour))
         self.writes = [block(op.write_step(obj, "out")) for op in layout.ops]
         self.tagged = [TaggedStep(op, obj, fields[op.field.name].differs_from_default(op.value(obj)))
                        for op in layout.tagged]
@@ -333,37 +272,11 @@ class LayoutView:
         self.refused_absent = [(f.attr_name, fields[f.name].differs_from_default(f"{obj}.{f.attr_name}"))
                                for f in layout.absent if not f.ignorable]
 
-    def instance(self, obj: str) -> Lines:
-        """Make the instance ``obj`` that a read fills."""
-        return self.flavour.new_instance(self.struct_name, obj, arrays=self.arrays, defaults=self.defaults)
-
-    def read_steps(self, obj: str) -> Lines:
-        """Every step of a read into ``obj``, the tagged section last (inside the reader's try)."""
-        lines: Lines = []
-        ops = iter(self.layout.ops)
-        for op in ops:
-            bridge = self.layout.bridges.get(id(op)) if self.flavour.bridges_empty_arrays else None
-            if bridge is None:
-                lines += op.read_step(obj, self.flavour)
-            else:  # the run, the array and the run after it
-                lines += bridge.read(obj, self.flavour)
-                next(ops), next(ops)
-        if not self.flexible:
-            return lines + [f"{obj}.unknown_tagged_fields = ()"]
-        tagged = [(op.tag, op.attr, op.read_step(obj, self.flavour)) for op in self.layout.tagged]
-        return lines + read_tagged_section(obj, tagged, self.flavour)  # type: ignore[arg-type]
-
-    def element_reads(self, item: str) -> Lines:
-        """The whole read of one element into the local ``item``, for an array that reads its
-        elements inline."""
-        return self.instance(item) + self.read_steps(item)
-
 
 class StructView:
     """One generated class and its functions."""
 
-    def __init__(self, plan: StructPlan, message: Message, constants: ModuleConstants, flavour: Flavour,
-                 inline: dict[int, LayoutView]) -> None:
+    def __init__(self, plan: StructPlan, message: Message, constants: ModuleConstants, flavour: Flavour) -> None:
         s = self.struct = plan.struct
         self.name = s.name
         self.is_message = s is message.struct
@@ -381,16 +294,13 @@ class StructView:
         self.unknown_tags_doc = repr(UNKNOWN_TAGS_DOC)
         self.omitted_marker: str | None = None  # set by ModuleView
         self.class_constants = message_constants(message) if self.is_message else []
-        if flavour.struct_defaults_on_first_read:
-            for f in self.fields:
-                # (not where null is a value of its own: there None cannot mean "not made yet")
-                if (f.field.type.is_struct and not f.field.type.is_array and f.lazy_factory
-                        and f.field.nullable_versions.empty):
-                    f.made_on_first_read = True
-                    f.slot = f"_{f.attr}"
+        for f in self.fields:
+            if f.field.name in plan.made_on_first_read:
+                f.made_on_first_read = True
+                f.slot = f"_{f.attr}"
         for f in self.fields:
             f.parameter(flavour)
-        self.layouts = [LayoutView(layout, self, flavour, inline) for layout in plan.layouts]
+        self.layouts = [LayoutView(layout, self, flavour) for layout in plan.layouts]
         self.readers = tuple_source([layout.reader if layout else "None" for layout in plan.table])
         self.writers = tuple_source([layout.writer if layout else "None" for layout in plan.table])
         self.lazy_defaults = [(f.attr, f.lazy_factory) for f in self.fields if f.lazy_factory]
@@ -401,21 +311,20 @@ class ModuleView:
     """The generated module of one definition."""
 
     def __init__(self, message: Message, flavour: Flavour, source: str | None = None) -> None:
-        plan = MessagePlan(message)
+        module_plan = plan(message, flavour)
         self.message = message
         self.flavour = flavour
         self.source = source or Path(message.source).name
         self.about = (f"{message.type.capitalize()} message, versions {message.valid_versions}, "
                       f"flexible versions {message.flexible_versions}.")
-        self.constants = ModuleConstants()
-        inline: dict[int, LayoutView] = {}  # id(layout) -> its view, for arrays read inline
-        self.structs = [StructView(sp, message, self.constants, flavour, inline) for sp in plan.structs]
+        self.constants = ModuleConstants(dict(module_plan.uuid_names))  # the uuid defaults the plan named
+        self.structs = [StructView(sp, message, self.constants, flavour) for sp in module_plan.structs]
         # Structs whose omitted-argument marker a constructor's parameter names (declared after the class).
         marked = {f.field.type.name for s in self.structs for f in s.fields
                   if f.field.type.is_struct and f.param_default == flavour.omitted(f.field.type.name)}
         for s in self.structs:
             s.omitted_marker = flavour.omitted_struct(s.name) if s.name in marked else None
-        self.helpers = plan.helpers
-        self.has_records = any(f.type.name == "records" for sp in plan.structs for f in sp.struct.fields)
+        self.helpers = module_plan.helpers
+        self.has_records = any(f.type.name == "records" for sp in module_plan.structs for f in sp.struct.fields)
         self.api_key = message.api_key
         self.flexible_from = message.flexible_versions.lowest if not message.flexible_versions.empty else None

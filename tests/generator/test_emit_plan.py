@@ -5,17 +5,20 @@ these pin down why the generated code looks the way it does, on small hand-made 
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import pytest
 
 from kwire.generator.emit import render_message
 from kwire.generator.emit.flavours import COMPILED, HOT_READERS, PURE
+from kwire.generator.emit.constants import ModuleConstants
+from kwire.generator.emit.compiled_ops import CompiledStructArray, IntegerArray, IntegerRun
 from kwire.generator.emit.ops import (BytesArray, BytesOp, FixedArray, FixedRun, RecordsOp, StringOp, StructArray,
                                       StructOp, UuidArray, UuidOp)
 from kwire.generator.emit import plan as emit_plan
 from kwire.generator.emit.plan import MessagePlan, on_hot_path
-from kwire.generator.emit.views import ModuleConstants, instance_name, tuple_source, versions_note
+from kwire.generator.emit.views import instance_name, tuple_source, versions_note
 from kwire.generator.loader import load_definitions, load_text
 from kwire.generator.versions import MAX_VERSION, NONE, Versions
 from kwire.wire import primitives, struct_base
@@ -71,10 +74,15 @@ def sample():
 
 @pytest.fixture(scope="module")
 def plan(sample) -> MessagePlan:
-    return MessagePlan(sample)
+    return emit_plan.plan(sample, PURE)
 
 
-def layouts(plan: MessagePlan, struct: str) -> list:
+@pytest.fixture(scope="module")
+def compiled_plan(sample) -> MessagePlan:
+    return emit_plan.plan(sample, COMPILED)
+
+
+def layouts(plan: MessagePlan, struct: str) -> tuple:
     return next(sp for sp in plan.structs if sp.struct.name == struct).layouts
 
 
@@ -91,14 +99,14 @@ def op_of(layout, attr: str):
 def test_versions_share_a_layout_until_a_field_or_the_encoding_changes(plan) -> None:
     # Gone leaves after 1, Epoch/Dirs/TopicId arrive at 2, flexible from 3, Name nullable from 4,
     # the tagged Cursor from 5: every change starts a layout.
-    assert [g.versions for g in layouts(plan, "SampleResponse")] == [[0, 1], [2], [3], [4], [5]]
+    assert [g.versions for g in layouts(plan, "SampleResponse")] == [(0, 1), (2,), (3,), (4,), (5,)]
     assert [g.suffix for g in layouts(plan, "SampleResponse")] == ["v0_1", "v2", "v3", "v4", "v5"]
     assert [g.version_text for g in layouts(plan, "SampleResponse")] == ["0-1", "2", "3", "4", "5"]
 
 
 def test_a_nested_struct_splits_only_where_its_own_encoding_does(plan) -> None:
     # Point's fields never change; only the flexible encoding (tagged-field count) does.
-    assert [g.versions for g in layouts(plan, "Point")] == [[0, 1, 2], [3, 4, 5]]
+    assert [g.versions for g in layouts(plan, "Point")] == [(0, 1, 2), (3, 4, 5)]
     assert layout_at(plan, "Point", 4) is layout_at(plan, "Point", 3)
     assert [g.flexible for g in layouts(plan, "Point")] == [False, True]
 
@@ -108,10 +116,22 @@ def test_versions_that_are_not_neighbours_share_a_layout() -> None:
       "flexibleVersions": "none", "fields": [
         {"name": "A", "type": "int32", "versions": "0+"},
         {"name": "OnlyOne", "type": "int8", "versions": "1", "ignorable": true}]}""", "GapRequest.json")
-    groups = layouts(MessagePlan(message), "GapRequest")
-    assert [g.versions for g in groups] == [[0, 2], [1]]
+    groups = layouts(emit_plan.plan(message, PURE), "GapRequest")
+    assert [g.versions for g in groups] == [(0, 2), (1,)]
     assert [g.suffix for g in groups] == ["v0_2", "v1"] and groups[0].version_text == "0,2"
     assert [f.name for f in groups[0].absent] == ["OnlyOne"]
+
+
+def test_the_plan_is_not_changed_after_it_is_made(plan) -> None:
+    # every decision is made while planning: views and templates can only read the plan
+    layout = layout_at(plan, "SampleResponse", 3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        layout.ops = ()  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        op_of(layout, "points").rows = ""  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        plan.helpers["_extra"] = "1"  # type: ignore[index]
+    assert isinstance(layout.ops, tuple) and isinstance(plan.structs[0].layouts, tuple)
 
 
 def test_consecutive_fixed_width_fields_coalesce_into_one_run(plan) -> None:
@@ -195,7 +215,7 @@ def test_the_hot_path_is_the_benchmarked_apis_headers_and_metadata_records() -> 
 def test_elements_are_read_inline_only_on_the_hot_path_in_flexible_versions(plan) -> None:
     assert op_of(layout_at(plan, "SampleResponse", 3), "notes").inline
     assert not op_of(layout_at(plan, "SampleResponse", 0), "notes").inline  # classic: old clients
-    quiet = MessagePlan(load_text(SAMPLE.replace("SampleResponse", "QuietResponse"), "QuietResponse.json"))
+    quiet = emit_plan.plan(load_text(SAMPLE.replace("SampleResponse", "QuietResponse"), "QuietResponse.json"), PURE)
     notes, name = (op_of(layout_at(quiet, "QuietResponse", 3), attr) for attr in ("notes", "name"))
     assert not notes.inline and not name.short_inline and not notes.short_inline
 
@@ -267,10 +287,11 @@ def test_classic_and_compact_encodings_call_their_runtime_functions(plan) -> Non
 def test_every_runtime_function_a_step_names_exists() -> None:
     named = set()
     for message in load_definitions([MESSAGE_DEFS]):
-        for sp in MessagePlan(message).structs:
-            for layout in sp.layouts:
-                for op in layout.ops + layout.tagged:
-                    named.update(op.runtime_functions)
+        for flavour in (PURE, COMPILED):
+            for sp in emit_plan.plan(message, flavour).structs:
+                for layout in sp.layouts:
+                    for op in layout.ops + layout.tagged:
+                        named.update(op.runtime_functions)
     assert {"read_compact_string_nn", "write_compact_bytes", "read_uuid", "write_records", "UNPACK_ARRAY"} <= named
     missing = sorted(name for name in named if not hasattr(primitives, name))
     assert missing == []
@@ -278,36 +299,42 @@ def test_every_runtime_function_a_step_names_exists() -> None:
     assert all(inspect.isfunction(getattr(struct_base, name)) for name in HOT_READERS)
 
 
-def test_the_compiled_flavour_reads_integers_without_struct(plan) -> None:
+def test_the_compiled_flavour_reads_integers_without_struct(plan, compiled_plan) -> None:
     run = layout_at(plan, "SampleResponse", 0).ops[0]
-    assert PURE.read_fixed_run(run, "response") == [
+    compiled = layout_at(compiled_plan, "SampleResponse", 0).ops[0]
+    assert type(run) is FixedRun and isinstance(compiled, IntegerRun)  # the plan picks the step per flavour
+    assert run.read("response", PURE) == [
         "response.throttle_time_ms, response.error_code = _unpack_SampleResponse_throttle_time_ms_error_code(buf, pos)",
         "pos += 6"]
-    assert COMPILED.read_fixed_run(run, "response") == [
+    assert compiled.read("response", COMPILED) == [
         "response.throttle_time_ms = read_int32(buf, pos)",
         "response.error_code = read_int16(buf, pos + 4)",
         "pos += 6"]
     assert PURE.hot("read_count") == "_w.read_count" and COMPILED.hot("read_count") == "read_count"
 
 
-def test_float64_keeps_struct_in_the_compiled_flavour(plan) -> None:
-    weights, ids = (op_of(layout_at(plan, "SampleResponse", 3), a) for a in ("weights", "ids"))
-    assert COMPILED.read_short_fixed_array(weights) == PURE.read_short_fixed_array(weights) == \
+def test_float64_keeps_struct_in_the_compiled_flavour(plan, compiled_plan) -> None:
+    pure, compiled = (layout_at(p, "SampleResponse", 3) for p in (plan, compiled_plan))
+    weights, ids = op_of(compiled, "weights"), op_of(compiled, "ids")
+    assert type(weights) is FixedArray and isinstance(ids, IntegerArray)
+    assert weights.read_short() == op_of(pure, "weights").read_short() == \
         "[*_unpack_float64s[weights_n](buf, pos + 1)]  # [*t] beats list(t) by a call"
     # up to three elements as a list display, more through a comprehension
-    assert COMPILED.read_short_fixed_array(ids) == (
+    assert ids.read_short() == (
         "[read_int32(buf, pos + 1)] if ids_n == 1"
         " else [read_int32(buf, pos + 1), read_int32(buf, pos + 5)] if ids_n == 2"
         " else [read_int32(buf, pos + 1), read_int32(buf, pos + 5), read_int32(buf, pos + 9)] if ids_n == 3"
         " else [read_int32(buf, pos + 1 + 4 * k) for k in range(ids_n)]")
 
 
-def test_rows_are_unpacked_at_once_when_pure_and_built_one_by_one_when_compiled(plan) -> None:
+def test_rows_are_unpacked_at_once_when_pure_and_built_one_by_one_when_compiled(plan, compiled_plan) -> None:
     points = op_of(layout_at(plan, "SampleResponse", 3), "points")
-    pure = PURE.read_rows(points)
+    compiled_points = op_of(layout_at(compiled_plan, "SampleResponse", 3), "points")
+    assert type(points) is StructArray and isinstance(compiled_points, CompiledStructArray)
+    pure = points.read_rows(PURE)
     assert "    for points_row in _rows_Point_v3_5(points_rows):" in pure
     assert "if len(points_rows) == points_n * 7 and not any(points_rows[6::7]):" in pure
-    compiled = COMPILED.read_rows(points)
+    compiled = compiled_points.read_rows(COMPILED)
     assert "    if pos + 7 <= size and buf[pos + 6] == 0:" in compiled
     assert "        points_item = Point(x=read_int32(buf, pos), y=read_int16(buf, pos + 4))" in compiled
 
@@ -395,7 +422,7 @@ BRIDGED = """{
 
 
 def test_a_nullable_compact_array_between_runs_is_read_with_them_when_null_or_empty() -> None:
-    plan = MessagePlan(load_text(BRIDGED, "FetchResponse.json"))
+    plan = emit_plan.plan(load_text(BRIDGED, "FetchResponse.json"), PURE)
     classic, flexible = layout_at(plan, "FetchResponse", 0), layout_at(plan, "FetchResponse", 1)
     assert not classic.bridges  # a classic count is four bytes: no one-byte test
     # one bridge: Aborted is nullable; Kept is not (it usually has elements), so Replica is not shared
@@ -411,5 +438,7 @@ def test_a_nullable_compact_array_between_runs_is_read_with_them_when_null_or_em
         "        response.aborted = None"]
     assert "    pos += 9" in pure and "else:" in pure
     assert COMPILED.bridges_empty_arrays is False  # compiled reads the runs with integer readers
+    compiled = emit_plan.plan(load_text(BRIDGED, "FetchResponse.json"), COMPILED)
+    assert not layout_at(compiled, "FetchResponse", 1).bridges
     module = render_message(load_text(BRIDGED, "FetchResponse.json"))
     assert "_unpack_FetchResponse_id_to_replica(buf, pos)" in module

@@ -1,0 +1,95 @@
+"""The steps the plan picks for compiled code (``kwire generate --compile``) where mypyc runs
+another read faster than the pure-Python step it replaces (:mod:`.ops`): integers through the
+integer readers of ``_base`` (a C call each, no tuple) instead of a ``struct`` call, short
+integer arrays as list displays, keyed arrays appended to through a typed list.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .code import Lines
+from .flavours import Flavour
+from .ops import FixedArray, FixedRun, StructArray
+
+# Fixed-width types compiled code reads with the integer readers of kwire.wire.struct_base
+# (float64 keeps struct: compiled arithmetic has no cheaper way to build a double).
+INTEGER_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_int16", "uint16": "read_uint16",
+                   "int32": "read_int32", "uint32": "read_uint32", "int64": "read_int64"}
+
+# Short arrays of integers compiled code reads as a list display, by count.
+SHORT_DISPLAY = 3
+
+
+@dataclass(frozen=True, eq=False)
+class IntegerRun(FixedRun):
+    """A fixed-width run of integers read with the integer readers of ``_base`` (compiled code:
+    a few machine instructions each, no tuple); written with its ``struct`` as any run."""
+
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        reads = integer_reads(self)
+        assert reads is not None, "the plan makes an IntegerRun of integers only"
+        return [f"{obj}.{attr} = {read}" for attr, read in reads] + [f"pos += {self.width}"]
+
+
+def integer_reads(run: FixedRun) -> list[tuple[str, str]] | None:
+    """(attribute, read expression) of each field of ``run`` with the integer readers, or None
+    when a field of the run has none (float64)."""
+    reads, offset = [], 0
+    for f in run.fields:
+        reader = INTEGER_READERS.get(f.type.name)
+        if reader is None:
+            return None
+        reads.append((f.attr_name, f"{reader}(buf, pos{f' + {offset}' if offset else ''})"))
+        offset += f.type.fixed_width or 0
+    return reads
+
+
+@dataclass(frozen=True, eq=False)
+class IntegerArray(FixedArray):
+    """An array of integers in compiled code: short ones are read with the integer readers of
+    ``_base``, short enough ones as a list display."""
+
+    def read_short(self) -> str:
+        reader = INTEGER_READERS[self.element]
+        # Up to SHORT_DISPLAY elements (replicas, in-sync replicas) as a list display: mypyc makes
+        # it at its size and stores each item, where a comprehension appends (and grows) element
+        # by element and does the index arithmetic in tagged ints.
+        n = self.count
+        displays = [f"[{', '.join(f'{reader}(buf, pos + {1 + self.width * k})' for k in range(size))}] if {n} == {size}"
+                    for size in range(1, SHORT_DISPLAY + 1)]
+        return " else ".join(displays + [f"[{reader}(buf, pos + 1 + {self.width} * k) for k in range({n})]"])
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledStructArray(StructArray):
+    """An array of structs in compiled code: keyed elements are appended through a typed list
+    local, and fixed-width rows of integers are built directly with the integer readers."""
+
+    def collect_elements(self) -> tuple[Lines, str]:
+        if not self.keyed:
+            return super().collect_elements()
+        # Appended to through a local typed list: mypyc calls PyList_Append (a KeyedList is a
+        # list that keeps append), instead of looking append up by name on a Python subclass,
+        # ~180 instructions an element (60 per ApiVersionsResponse).
+        keyed, name = f"{self.attr}_keyed", self.layout.struct.name
+        return [f"{keyed}: KeyedList[{name}] = KeyedList()",
+                f"{self.items}: list[{name}] = {keyed}"], keyed
+
+    def read_rows(self, flavour: Flavour) -> Lines | None:
+        layout, item = self.layout, self.item
+        run = layout.row_run
+        reads = integer_reads(run) if run is not None else None
+        if reads is None:
+            return None
+        width = layout.row_width
+        no_tags = f" and buf[pos + {width - 1}] == 0" if layout.flexible else ""
+        arguments = ", ".join(f"{attr}={read}" for attr, read in reads)
+        return [f"# Elements are usually fixed-width{' with an empty tagged section' if layout.flexible else ''}: "
+                "build those directly.",
+                f"for index in range({self.count}):",
+                f"    if pos + {width} <= size{no_tags}:",
+                f"        {item} = {layout.struct.name}({arguments})",
+                f"        pos += {width}",
+                "    else:",
+                f"        {item}, pos = {layout.reader}(buf, pos)",
+                f"    {self.items}.append({item})"]
